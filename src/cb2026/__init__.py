@@ -1,0 +1,1 @@
+"""The cb2026 chess engine."""
