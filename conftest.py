@@ -6,11 +6,13 @@ its metadata has its printed output compared with that text.
 
 `pytest --stage N` runs only the chapters and tests of stages up to N (a number such as 3
 or 8.1, or an id such as stage-03-legal); each test module declares its stage with
-`pytestmark = pytest.mark.stage("stage-03-legal")`.
+`pytestmark = pytest.mark.stage("stage-03-legal")`. `--engine FOLDER` tests the `cb2026`
+package found in FOLDER instead of `src/` (for a reader's own engine).
 """
 
 from __future__ import annotations
 
+import sys
 from collections import defaultdict
 from pathlib import Path
 
@@ -30,11 +32,21 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         help="run only the chapters and tests of stages up to this one (e.g. 3, 8.1)",
     )
+    parser.addoption(
+        "--engine",
+        default=None,
+        metavar="FOLDER",
+        help="test the cb2026 package in FOLDER (your own engine) instead of src/",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "stage(id): the book stage a test belongs to")
     config.addinivalue_line("markers", "slow: takes more than a few seconds")
+    engine = config.getoption("--engine")
+    if engine:
+        # Ahead of src/, which the `pythonpath` setting has already put on the path.
+        sys.path.insert(0, str(Path(engine).resolve()))
 
 
 class MystNotebook(IPyNbFile):
