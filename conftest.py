@@ -22,6 +22,7 @@ import pytest
 from nbval.plugin import IPyNbCell, IPyNbFile
 
 from literate.book import STAGE_ID, stage_number
+from literate.stages import test_file_stage
 
 QUIET_TRACEBACKS = "%colors nocolor"
 
@@ -70,6 +71,18 @@ class MystNotebook(IPyNbFile):
             yield IPyNbCell.from_parent(
                 self, name=f"Cell {number}", cell_num=number, cell=cell, options=options
             )
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """Test modules of later stages are not even imported under `--stage` (they may import
+    parts of the engine that an earlier stage, or a reader's own engine, lacks)."""
+    limit = config.getoption("--stage")
+    if limit is None or collection_path.suffix != ".py" or not collection_path.is_file():
+        return None
+    declared = test_file_stage(collection_path)
+    if declared and stage_number(declared) > stage_number(limit):
+        return True
+    return None
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector):

@@ -28,13 +28,13 @@ def tangled(*cells: tuple[str, str], chapter: str = "stage-01-board") -> Tangler
 
 def test_definitions_land_in_book_order_with_imports_on_top() -> None:
     tangler = tangled(
-        ("board", '"""Docs."""\nimport sys\nA = 1\n'),
-        ("board", "from typing import Final\nimport os\n\ndef f() -> int:\n    return A\n"),
+        ("board", '"""Docs."""\nimport sys\nA = sys.maxsize\n'),
+        ("board", "from typing import Final\nimport os\n\ndef f() -> Final:\n    return os.sep\n"),
     )
     text = render_module(tangler.modules["board"])
     body = text.split('"""Docs."""\n', 1)[1]
     assert body.startswith("\nimport os\nimport sys\nfrom typing import Final\n")
-    assert body.index("A = 1") < body.index("def f()")
+    assert body.index("A = sys.maxsize") < body.index("def f()")
     compile(text, "board.py", "exec")
 
 
@@ -131,3 +131,26 @@ def test_the_code_is_ruff_clean() -> None:
         pytest.skip("ruff is not installed (make test installs it)")
     result = subprocess.run([ruff, "check", str(ROOT)], capture_output=True, text=True)
     assert result.returncode == 0, result.stdout
+
+
+def test_imports_that_no_definition_uses_are_left_out() -> None:
+    tangler = tangled(
+        ("cli", "from cb2026.movegen import pseudo_legal_moves\nSOURCE = pseudo_legal_moves\n"),
+        ("cli", "from cb2026.rules import legal_moves\nSOURCE = legal_moves\n"),
+    )
+    text = render_module(tangler.modules["cli"])
+    assert "from cb2026.rules import legal_moves" in text
+    assert "pseudo_legal_moves" not in text
+
+
+def test_a_replaced_table_moves_below_the_functions_it_names() -> None:
+    tangler = tangled(
+        ("cli", "def a():\n    pass\n"),
+        ("cli", "TABLE = {'a': a}\n"),
+        ("cli", "def b():\n    pass\n"),
+    )
+    tangler.add_cell("stage-03-legal", 0, "TABLE = {'a': a, 'b': b}\n", "cli")
+    tangler.add_cell("stage-03-legal", 1, "def c():\n    pass\n", "cli")
+    namespace: dict = {}
+    exec(render_module(tangler.modules["cli"]), namespace)
+    assert set(namespace["TABLE"]) == {"a", "b"}

@@ -38,6 +38,13 @@ def alias_text(alias: ast.alias) -> str:
     return alias.name if alias.asname is None else f"{alias.name} as {alias.asname}"
 
 
+def bound_name(imported: str, plain: bool = False) -> str:
+    """The name an import binds: `x as y` binds y; `import a.b` binds a."""
+    if " as " in imported:
+        return imported.split(" as ")[1]
+    return imported.split(".")[0] if plain else imported
+
+
 @dataclass
 class ImportBlock:
     """The imports gathered from the cells of one module."""
@@ -55,13 +62,24 @@ class ImportBlock:
             names = self.from_imports.setdefault(node.module or "", set())
             names.update(alias_text(alias) for alias in node.names)
 
-    def render(self) -> str:
-        """The import statements, in sections separated by blank lines."""
+    def render(self, used: set[str]) -> str:
+        """The import statements of the names in `used` (and `__future__`), in sections
+        separated by blank lines."""
         sections: dict[int, list[str]] = {}
         for name in sorted(self.plain, key=str.lower):
-            sections.setdefault(section(name), []).append(f"import {name}")
+            if bound_name(name, plain=True) in used:
+                sections.setdefault(section(name), []).append(f"import {name}")
         for module in sorted(self.from_imports, key=str.lower):
-            names = sorted(self.from_imports[module], key=member_order)
+            names = sorted(
+                (
+                    name
+                    for name in self.from_imports[module]
+                    if module == "__future__" or bound_name(name) in used
+                ),
+                key=member_order,
+            )
+            if not names:
+                continue
             line = f"from {module} import {', '.join(names)}"
             if len(line) > LINE_LENGTH:
                 inner = "".join(f"    {name},\n" for name in names)

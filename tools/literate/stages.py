@@ -67,11 +67,16 @@ def later_stage_ids(stage: Chapter, root: Path) -> list[str]:
 
 
 def tracked_files(root: Path) -> list[str]:
-    """The files git tracks in the repository (the snapshot's raw material)."""
+    """The files of the repository that git tracks or would track (not ignored): the
+    snapshot's raw material, including new chapters not yet committed."""
     output = subprocess.run(
-        ["git", "ls-files", "-z"], cwd=root, check=True, capture_output=True, text=True
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=root,
+        check=True,
+        capture_output=True,
+        text=True,
     ).stdout
-    return [name for name in output.split("\0") if name]
+    return sorted({name for name in output.split("\0") if name and (root / name).exists()})
 
 
 def trim_toc(toc: dict, keep: set[str]) -> dict:

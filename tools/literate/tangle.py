@@ -35,6 +35,7 @@ class Piece:
     chapter: str
     cell: int
     kind: str  # "def", "class", "assign" or "doc"
+    blank_before: int = 1  # blank lines above it in its cell (kept between constants)
     members: dict[str, Piece] = field(default_factory=dict)  # a class's body
 
     def is_block(self) -> bool:
@@ -135,6 +136,11 @@ def split_statements(lines: list[str], body: list[ast.stmt]) -> list[tuple[ast.s
     return spans
 
 
+def blank_lines_between(lines: list[str], previous_end: int, start: int) -> int:
+    """How many blank lines lie between line `previous_end` and line `start` (1-based)."""
+    return sum(1 for line in lines[previous_end : start - 1] if not line.strip())
+
+
 def text_of(lines: list[str], start: int, end: int) -> str:
     """Lines start..end (1-based, inclusive), dedented."""
     return textwrap.dedent("\n".join(lines[start - 1 : end])).rstrip() + "\n"
@@ -181,7 +187,10 @@ class Tangler:
             place_into = owner.members
         else:
             place_into = module.pieces
+        previous_end = 0
         for node, start, end in split_statements(lines, tree.body):
+            blank_before = blank_lines_between(lines, previous_end, start)
+            previous_end = end
             if isinstance(node, ast.Import | ast.ImportFrom) and not class_name:
                 module.imports.add(node)
                 continue
@@ -196,7 +205,12 @@ class Tangler:
                     f" exported, not {type(node).__name__}",
                 )
             piece = Piece(
-                "/".join(names), text_of(lines, start, end), chapter, cell, statement_kind(node)
+                "/".join(names),
+                text_of(lines, start, end),
+                chapter,
+                cell,
+                statement_kind(node),
+                blank_before,
             )
             if isinstance(node, ast.ClassDef):
                 piece.source, piece.members = self.split_class(piece, lines, node, start)
@@ -226,7 +240,10 @@ class Tangler:
         body = node.body
         header = text_of(lines, start, body[0].lineno - 1 if body else node.end_lineno)
         members: dict[str, Piece] = {}
+        previous_end = 0
         for member, member_start, member_end in split_statements(lines, body):
+            blank_before = blank_lines_between(lines, previous_end, member_start)
+            previous_end = member_end
             names = [DOCSTRING] if is_docstring(member) else statement_names(member)
             if isinstance(member, ast.Pass):
                 continue
@@ -243,6 +260,7 @@ class Tangler:
                 piece.chapter,
                 piece.cell,
                 statement_kind(member),
+                blank_before,
             )
         return header, members
 
@@ -292,7 +310,7 @@ def join_pieces(pieces: list[Piece], blank_lines: int, indent: str = "") -> str:
             if piece.is_block() or previous.is_block():
                 gap = blank_lines
             elif previous.cell == piece.cell and previous.chapter == piece.chapter:
-                gap = 0
+                gap = min(piece.blank_before, 1)
             else:
                 gap = 1
             text += "\n" * gap
@@ -301,20 +319,63 @@ def join_pieces(pieces: list[Piece], blank_lines: int, indent: str = "") -> str:
     return text
 
 
+def eager_names(piece: Piece) -> set[str]:
+    """The names a definition needs when the module is imported (not when it is called):
+    everything a constant's value mentions, a function's decorators and defaults."""
+    tree = ast.parse(full_source(piece)).body[0]
+    if isinstance(tree, ast.FunctionDef | ast.AsyncFunctionDef):
+        roots: list[ast.AST] = [*tree.decorator_list, *tree.args.defaults]
+    elif isinstance(tree, ast.ClassDef):
+        roots = [*tree.decorator_list, *tree.bases]
+    else:
+        roots = [tree]
+    return {
+        node.id
+        for root in roots
+        for node in ast.walk(root)
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
+    }
+
+
+def import_order(pieces: list[Piece]) -> list[Piece]:
+    """The definitions in book order, except that a definition which needs, at import time,
+    a name defined further down (a replaced table naming a later function) moves below it."""
+    ordered = list(pieces)
+    moved = True
+    while moved:
+        moved = False
+        position_of = {
+            name: index for index, piece in enumerate(ordered) for name in piece.name.split("/")
+        }
+        for index, piece in enumerate(ordered):
+            later = [position_of[name] for name in eager_names(piece) if name in position_of]
+            if later and max(later) > index:
+                ordered.insert(max(later), ordered.pop(index))
+                moved = True
+                break
+    return ordered
+
+
 def render_module(module: Module) -> str:
     """The text of a generated module."""
     header = (
-        "# Generated from the book by tools/literate, from chapters "
-        + ", ".join(module.chapters)
-        + ".\n# Do not edit: change the chapters and run `make tangle`.\n"
+        textwrap.fill(
+            "Generated from the book by tools/literate, from chapters "
+            + ", ".join(module.chapters)
+            + ".",
+            width=98,
+            initial_indent="# ",
+            subsequent_indent="# ",
+        )
+        + "\n# Do not edit: change the chapters and run `make tangle`.\n"
     )
-    pieces = list(module.pieces.values())
+    pieces = import_order(list(module.pieces.values()))
     docstring = module.pieces.get(DOCSTRING)
     parts = [header]
     if docstring is not None:
         pieces.remove(docstring)
         parts.append(docstring.source)
-    imports = module.imports.render()
+    imports = module.imports.render(used_names(pieces))
     if imports:
         parts.append(imports)
     body = join_pieces(pieces, blank_lines=2)
@@ -323,6 +384,19 @@ def render_module(module: Module) -> str:
         gap = "\n\n" if pieces[0].is_block() else "\n"
         return "\n".join(parts) + gap + body
     return "\n".join(parts)
+
+
+def used_names(pieces: list[Piece]) -> set[str]:
+    """Every name the definitions mention (so that imports nobody uses can be left out)."""
+    names: set[str] = set()
+    for piece in pieces:
+        for node in ast.walk(ast.parse(full_source(piece))):
+            if isinstance(node, ast.Name):
+                names.add(node.id)
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+                # A quoted annotation such as "Position" still needs its import.
+                names.update(node.value.replace("[", " ").replace("]", " ").split())
+    return names
 
 
 def tangle(chapters: list[Chapter]) -> dict[str, str]:

@@ -1,0 +1,48 @@
+"""Perft counts of the standard test positions (chessprogramming.org "Perft Results")."""
+
+import pytest
+
+from cb2026.move import move_to_uci
+from cb2026.perft import divide, perft
+from cb2026.position import STARTING_FEN, Position
+
+pytestmark = pytest.mark.stage("stage-03-legal")
+
+KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
+POSITION_3 = "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1"
+POSITION_4 = "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1"
+POSITION_4_MIRRORED = "r2q1rk1/pP1p2pp/Q4n2/bbp1p3/Np6/1B3NBn/pPPP1PPP/R3K2R b KQ - 0 1"
+POSITION_5 = "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8"
+POSITION_6 = "r4rk1/1pp1qppp/p1np1n2/2b1p1B1/2B1P1b1/P1NP1N2/1PP1QPPP/R4RK1 w - - 0 10"
+
+CASES = [
+    (STARTING_FEN, [20, 400, 8902, 197281]),
+    (KIWIPETE, [48, 2039, 97862]),
+    (POSITION_3, [14, 191, 2812, 43238, 674624]),
+    (POSITION_4, [6, 264, 9467, 422333]),
+    (POSITION_4_MIRRORED, [6, 264, 9467]),
+    (POSITION_5, [44, 1486, 62379]),
+    (POSITION_6, [46, 2079, 89890]),
+]
+
+
+@pytest.mark.parametrize(("fen", "counts"), CASES)
+def test_perft_counts(fen: str, counts: list[int]) -> None:
+    position = Position.from_fen(fen)
+    for depth, expected in enumerate(counts, start=1):
+        assert perft(position, depth) == expected, f"depth {depth}"
+    assert position.fen() == fen  # perft leaves the position as it found it
+
+
+def test_perft_depth_zero_is_one() -> None:
+    assert perft(Position.starting(), 0) == 1
+
+
+def test_divide_matches_perft() -> None:
+    position = Position.from_fen(KIWIPETE)
+    counts = divide(position, 2)
+    assert len(counts) == 48
+    assert sum(counts.values()) == 2039
+    by_name = {move_to_uci(move): count for move, count in counts.items()}
+    assert by_name["e1g1"] == 43  # castling kingside, as printed by Stockfish
+    assert by_name["e5f7"] == 44
