@@ -60,6 +60,9 @@ def main(arguments: list[str] | None = None) -> int:
     except TangleError as error:
         print(f"tangle error: {error}", file=sys.stderr)
         return 1
+    except RuntimeError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -140,6 +140,8 @@ def write_stage_tags(root: Path | None = None) -> list[tuple[str, str]]:
     """Commits every stage's snapshot as a chain (each stage's parent is the one before)
     and points tag `stage-...` at each; returns (tag, commit) pairs."""
     root = root or repository_root()
+    if git(root, "status", "--porcelain"):
+        raise RuntimeError("the work tree has uncommitted changes; commit them before tagging")
     made = []
     parent: str | None = None
     with tempfile.TemporaryDirectory() as scratch:
