@@ -154,3 +154,15 @@ def test_a_replaced_table_moves_below_the_functions_it_names() -> None:
     namespace: dict = {}
     exec(render_module(tangler.modules["cli"]), namespace)
     assert set(namespace["TABLE"]) == {"a", "b"}
+
+
+def test_a_main_guard_goes_last_so_the_module_can_run() -> None:
+    tangler = tangled(
+        ("match", 'def main():\n    return 7\n\nif __name__ == "__main__":\n    RESULT = main()\n'),
+        ("match", "def helper():\n    return 1\n"),
+    )
+    text = render_module(tangler.modules["match"])
+    assert text.index("def helper") < text.index('if __name__ == "__main__":')
+    namespace: dict = {"__name__": "__main__"}
+    exec(text, namespace)
+    assert namespace["RESULT"] == 7

@@ -20,6 +20,7 @@ from literate.imports import ImportBlock
 
 PACKAGE = "cb2026"
 DOCSTRING = "__doc__"
+MAIN_GUARD = "__main__"  # an `if __name__ == "__main__":` block, always last in its module
 
 
 class TangleError(Exception):
@@ -34,13 +35,13 @@ class Piece:
     source: str
     chapter: str
     cell: int
-    kind: str  # "def", "class", "assign" or "doc"
+    kind: str  # "def", "class", "main", "assign" or "doc"
     blank_before: int = 1  # blank lines above it in its cell (kept between constants)
     members: dict[str, Piece] = field(default_factory=dict)  # a class's body
 
     def is_block(self) -> bool:
         """Whether PEP 8 wants two blank lines around it (a function or a class)."""
-        return self.kind in ("def", "class")
+        return self.kind in ("def", "class", "main")
 
 
 @dataclass
@@ -92,9 +93,24 @@ def statement_names(node: ast.stmt) -> list[str] | None:
                 return None
             names.extend(element.id for element in elements)
         return names
+    if is_main_guard(node):
+        return [MAIN_GUARD]
     if isinstance(node, getattr(ast, "TypeAlias", ())):  # `type X = ...`, Python 3.12+
         return [node.name.id]
     return None
+
+
+def is_main_guard(node: ast.stmt) -> bool:
+    """Whether a statement is `if __name__ == "__main__": ...`."""
+    return (
+        isinstance(node, ast.If)
+        and isinstance(node.test, ast.Compare)
+        and isinstance(node.test.left, ast.Name)
+        and node.test.left.id == "__name__"
+        and len(node.test.comparators) == 1
+        and isinstance(node.test.comparators[0], ast.Constant)
+        and node.test.comparators[0].value == "__main__"
+    )
 
 
 def is_docstring(node: ast.stmt) -> bool:
@@ -107,7 +123,9 @@ def is_docstring(node: ast.stmt) -> bool:
 
 
 def statement_kind(node: ast.stmt) -> str:
-    """The kind of a placeable statement: "def", "class", "assign" or "doc"."""
+    """The kind of a placeable statement: "def", "class", "main", "assign" or "doc"."""
+    if is_main_guard(node):
+        return "main"
     if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
         return "def"
     if isinstance(node, ast.ClassDef):
@@ -323,6 +341,8 @@ def eager_names(piece: Piece) -> set[str]:
     """The names a definition needs when the module is imported (not when it is called):
     everything a constant's value mentions, a function's decorators and defaults."""
     tree = ast.parse(full_source(piece)).body[0]
+    if piece.name == MAIN_GUARD:
+        return set()
     if isinstance(tree, ast.FunctionDef | ast.AsyncFunctionDef):
         roots: list[ast.AST] = [*tree.decorator_list, *tree.args.defaults]
     elif isinstance(tree, ast.ClassDef):
@@ -340,7 +360,9 @@ def eager_names(piece: Piece) -> set[str]:
 def import_order(pieces: list[Piece]) -> list[Piece]:
     """The definitions in book order, except that a definition which needs, at import time,
     a name defined further down (a replaced table naming a later function) moves below it."""
-    ordered = list(pieces)
+    # The main guard runs the module, so everything else must be defined above it.
+    ordered = [piece for piece in pieces if piece.name != MAIN_GUARD]
+    ordered += [piece for piece in pieces if piece.name == MAIN_GUARD]
     moved = True
     while moved:
         moved = False
