@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 
-.PHONY: book test tangle check tags snapshot bench-perft lint clean
+.PHONY: book test tangle check tags bench-perft bench-search saves elo opponents lint clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11) and "cb2026 needs Python 3.11 or newer")'
@@ -31,6 +31,20 @@ tags: $(STAMP)  ## (re)create the stage-NN-... tags from the book
 
 bench-perft: $(STAMP)  ## perft speed of cb2026 against python-chess, same positions
 	$(BIN)/python tools/bench_perft.py
+
+# Sunfish (PyPI) pins an old python-chess; install it without its dependencies.
+opponents: $(STAMP)  ## Sunfish for benchmarks and matches; Stockfish comes from apt
+	$(BIN)/python -m pip install --quiet --no-deps sunfish
+	@command -v stockfish >/dev/null || test -x /usr/games/stockfish || echo "for matches against Stockfish: apt-get install stockfish"
+
+bench-search: opponents  ## search speed of cb2026 against Sunfish on the same positions
+	$(BIN)/python tools/bench_search.py
+
+saves: $(STAMP)  ## a chapter's "What it saves" table: make saves STAGE=... EXPERIMENT=... DEPTH=...
+	$(BIN)/python tools/measure_techniques.py $(STAGE) $(EXPERIMENT) $(DEPTH)
+
+elo: opponents  ## a chapter's "What it's worth" matches: make elo STAGE=stage-08-tt [GAMES=100]
+	$(BIN)/python tools/elo_matches.py $(STAGE) --games $(or $(GAMES),100)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -1,5 +1,5 @@
 # Generated from the book by tools/literate, from chapters stage-01-board, stage-02-moves,
-# stage-03-legal, stage-04-zobrist.
+# stage-03-legal, stage-04-zobrist, stage-07-uci, stage-08-tt.
 # Do not edit: change the chapters and run `make tangle`.
 
 """The console front end: a UCI-style command loop on standard input and output.
@@ -11,14 +11,20 @@ stops the loop: it prints an `info string error: ...` line and waits for the nex
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import sys
+import threading
 from collections.abc import Callable
 from typing import TextIO
 
+from cb2026.limits import Limits
 from cb2026.move import Move, MoveError, move_to_uci, parse_uci_move
 from cb2026.perft import divide
 from cb2026.position import FenError, Position
 from cb2026.rules import legal_moves
+from cb2026.search import Iteration, Searcher, Techniques, is_mate_score, mate_in_moves
+from cb2026.tt import DEFAULT_HASH_MB, MAXIMUM_HASH_MB
 
 ENGINE_NAME = "cb2026"
 ENGINE_AUTHOR = "the cb2026 authors"
@@ -36,20 +42,50 @@ class Session:
         self.output = output
         self.position = Position.starting()
         self.running = True
+        self.searcher = Searcher()
+        self.search_thread: threading.Thread | None = None
+        self.search_is_endless = False  # only `stop` ends it: nobody should wait for it
+        # Set by the search thread just before it sends bestmove: from then on a GUI
+        # may send the next `go`, even though the thread has not quite ended yet.
+        self.bestmove_sent = threading.Event()
+        self.uci_mode = False  # set by `uci`: from then on, output for a GUI, not a person
+        # The search thread and the command loop both write: one line at a time.
+        self.output_lock = threading.Lock()
 
     def say(self, text: str) -> None:
         """Write one line of reply and flush it, so a GUI reading a pipe sees it at once."""
-        self.output.write(text + "\n")
-        self.output.flush()
+        with self.output_lock:
+            self.output.write(text + "\n")
+            self.output.flush()
+
+    def is_searching(self) -> bool:
+        """Return True while a search is running and has not yet sent its bestmove."""
+        return self.search_thread is not None and not self.bestmove_sent.is_set()
+
+    def wait_for_search(self) -> None:
+        """Wait until the running search, if any, has finished by itself (unless it is endless)."""
+        if self.search_thread is not None and not self.search_is_endless:
+            self.search_thread.join()
+            self.search_thread = None
+
+    def stop_search(self) -> None:
+        """Stop the running search, if any, and wait until it has sent its bestmove."""
+        if self.search_thread is not None:
+            self.searcher.stop_event.set()
+            self.search_thread.join()
+            self.search_thread = None
 
 
 Handler = Callable[[Session, list[str]], None]
 
 
 def handle_uci(session: Session, arguments: list[str]) -> None:
-    """Identify the engine and confirm UCI mode."""
+    """Identify the engine, list its options and confirm UCI mode."""
+    session.uci_mode = True
     session.say(f"id name {ENGINE_NAME}")
     session.say(f"id author {ENGINE_AUTHOR}")
+    for line in option_lines(session):
+        session.say(line)
     session.say("uciok")
 
 
@@ -59,7 +95,8 @@ def handle_isready(session: Session, arguments: list[str]) -> None:
 
 
 def handle_quit(session: Session, arguments: list[str]) -> None:
-    """End the command loop."""
+    """Stop any search and end the command loop."""
+    session.stop_search()
     session.running = False
 
 
@@ -127,9 +164,14 @@ def run(input_stream: TextIO, output_stream: TextIO) -> None:
     """Read and execute commands until 'quit' or the end of the input."""
     session = Session(output_stream)
     for line in input_stream:
+        # A person (no `uci` sent) gets one command after the other, as in a shell;
+        # only `stop` and `quit` act on a running search.
+        if not session.uci_mode and line.split()[:1] not in (["stop"], ["quit"]):
+            session.wait_for_search()
         execute(session, line)
         if not session.running:
             break
+    session.stop_search()  # at the end of the input too: finish with a bestmove
 
 
 def main() -> None:
@@ -159,22 +201,202 @@ def handle_perft(session: Session, arguments: list[str]) -> None:
     session.say("")
 
 
+# `go` searches in a thread of its own, so that the loop keeps reading commands
+# while the engine thinks and can answer `stop` at once.
 def handle_go(session: Session, arguments: list[str]) -> None:
-    """Run a `go` command; so far only `go perft N` is known."""
-    if not arguments or arguments[0] != "perft":
-        raise CommandError("only 'go perft <depth>' is supported")
-    handle_perft(session, arguments[1:])
+    """Start searching the current position in a thread (or run `go perft N`)."""
+    if arguments and arguments[0] == "perft":
+        handle_perft(session, arguments[1:])
+        return
+    limits = parse_go_arguments(arguments)
+    if session.is_searching():
+        raise CommandError("a search is already running (send 'stop' first)")
+    session.stop_search()  # collect the finished thread of the previous search
+    session.searcher.stop_event.clear()
+    session.bestmove_sent.clear()
+    # The search plays its moves on a copy, so `position` may change during the search.
+    position = copy.deepcopy(session.position)
+    session.search_is_endless = limits.is_endless()
+    session.search_thread = threading.Thread(
+        target=run_search, args=(session, position, limits), daemon=True)
+    session.search_thread.start()
+
+
+# The words of `go` that take a whole number, and the Limits field each sets.
+GO_NUMBERS: dict[str, str] = {
+    "depth": "depth", "nodes": "nodes", "movetime": "movetime", "wtime": "wtime",
+    "btime": "btime", "winc": "winc", "binc": "binc", "movestogo": "movestogo", "mate": "mate",
+}
+
+
+def parse_go_arguments(arguments: list[str]) -> Limits:
+    """Return the search limits given by the words after `go`."""
+    limits = Limits()
+    words = iter(arguments)
+    for word in words:
+        if word == "infinite":
+            limits.infinite = True
+        elif word in GO_NUMBERS:
+            text = next(words, "")
+            # Clocks can go below zero in some GUIs; everything else must be positive.
+            number = text[1:] if word in ("wtime", "btime") and text.startswith("-") else text
+            if not number.isdigit():
+                raise CommandError(f"go {word} needs a whole number, not {text!r}")
+            setattr(limits, GO_NUMBERS[word], int(text))
+        else:
+            raise CommandError(f"unknown word {word!r} in go (try 'help')")
+    return limits
+
+
+def run_search(session: Session, position: Position, limits: Limits) -> None:
+    """Search `position` within `limits`, report each iteration, then name the best move."""
+    def report(iteration: Iteration) -> None:
+        session.say(uci_info_line(session, iteration) if session.uci_mode
+                    else human_info_line(iteration))
+
+    best_move, _ = session.searcher.think(position, limits, report)
+    session.bestmove_sent.set()
+    session.say(f"bestmove {move_to_uci(best_move) if best_move is not None else '0000'}")
+
+
+def handle_stop(session: Session, arguments: list[str]) -> None:
+    """Stop the search; it answers with the best move of its last completed iteration."""
+    session.stop_search()
+
+
+def option_name(technique: str) -> str:
+    """Return the UCI option name of a technique switch: 'PST' for pst, 'Ordering' for ordering."""
+    return technique.upper() if len(technique) <= 3 else technique.capitalize()
+
+
+def option_lines(session: Session) -> list[str]:
+    """Return the `option` lines that `uci` answers with: table size, technique switches."""
+    return [
+        f"option name Hash type spin default {DEFAULT_HASH_MB} min 1 max {MAXIMUM_HASH_MB}",
+        "option name Clear Hash type button",
+    ] + [
+        f"option name {option_name(field.name)} type check default {str(field.default).lower()}"
+        for field in dataclasses.fields(Techniques)
+    ]
+
+
+def parse_check_value(name: str, value: str) -> bool:
+    """Return the truth value of a check option's `value` ('true' or 'false')."""
+    if value.lower() not in ("true", "false"):
+        raise CommandError(f"option {name} needs the value true or false, not {value!r}")
+    return value.lower() == "true"
+
+
+def apply_option(session: Session, name: str, value: str) -> None:
+    """Set the option called `name` (in any case) to `value`."""
+    if session.is_searching():
+        raise CommandError("options cannot change during a search (send 'stop' first)")
+    if name.lower() == "hash":
+        if not value.isdigit() or not 1 <= int(value) <= MAXIMUM_HASH_MB:
+            raise CommandError(f"option Hash needs megabytes from 1 to {MAXIMUM_HASH_MB}, "
+                               f"not {value!r}")
+        session.searcher.tt.resize(int(value))
+        return
+    if name.lower() == "clear hash":
+        session.searcher.tt.clear()
+        return
+    techniques = session.searcher.techniques
+    for field in dataclasses.fields(techniques):
+        if name.lower() == field.name:
+            setattr(techniques, field.name, parse_check_value(name, value))
+            return
+    raise CommandError(f"unknown option {name!r} (the 'uci' command lists them)")
+
+
+def handle_setoption(session: Session, arguments: list[str]) -> None:
+    """Set an option: `setoption name <name> [value <value>]`."""
+    if not arguments or arguments[0] != "name":
+        raise CommandError("setoption needs 'name <name> [value <value>]'")
+    words = arguments[1:]
+    end = words.index("value") if "value" in words else len(words)
+    name = " ".join(words[:end])
+    if not name:
+        raise CommandError("setoption needs an option name")
+    apply_option(session, name, " ".join(words[end + 1:]))
+
+
+def handle_ucinewgame(session: Session, arguments: list[str]) -> None:
+    """Start a new game: back to the starting position, with an empty table."""
+    session.stop_search()
+    session.position = Position.starting()
+    session.searcher.tt.clear()
+
+
+def score_text(score: int) -> str:
+    """Return a score as UCI writes it: `cp 35`, or `mate 3` / `mate -2` in moves."""
+    return f"mate {mate_in_moves(score)}" if is_mate_score(score) else f"cp {score}"
+
+
+def uci_info_line(session: Session, iteration: Iteration) -> str:
+    """Return the `info` line that reports one completed iteration to a GUI."""
+    milliseconds = int(iteration.elapsed * 1000)
+    nps = int(iteration.nodes / iteration.elapsed) if iteration.elapsed > 0 else 0
+    line = (f"info depth {iteration.depth} seldepth {iteration.seldepth} "
+            f"score {score_text(iteration.score)} nodes {iteration.nodes} nps {nps} "
+            f"time {milliseconds} hashfull {session.searcher.tt.hashfull()}")
+    if iteration.pv:  # a mated or stalemated root has no line to show
+        line += " pv " + " ".join(move_to_uci(move) for move in iteration.pv)
+    return line
+
+
+def human_info_line(iteration: Iteration) -> str:
+    """Return one iteration as a line for a person: pawns, thousands of nodes, seconds."""
+    if is_mate_score(iteration.score):
+        score = f"#{mate_in_moves(iteration.score)}"
+    else:
+        score = f"{iteration.score / 100:+.2f}"
+    nps = iteration.nodes / iteration.elapsed if iteration.elapsed > 0 else 0
+    pv = " ".join(move_to_uci(move) for move in iteration.pv)
+    return (f"depth {iteration.depth:2}/{iteration.seldepth:<2} score {score:>7}  "
+            f"nodes {iteration.nodes:>9,}  {nps / 1000:6.1f} kn/s  "
+            f"{iteration.elapsed:6.2f} s  {pv}")
+
+
+def handle_set(session: Session, arguments: list[str]) -> None:
+    """Set an option for a person: `set <technique> on|off` (or `set <option> <value>`)."""
+    if len(arguments) < 2:
+        raise CommandError("set needs an option and a value, such as 'set quiescence off'")
+    value = {"on": "true", "off": "false"}.get(arguments[-1].lower(), arguments[-1])
+    apply_option(session, " ".join(arguments[:-1]), value)
+
+
+def handle_stats(session: Session, arguments: list[str]) -> None:
+    """Show what the last search did: the counters in the searcher's notes."""
+    if session.is_searching():
+        raise CommandError("a search is running (send 'stop' first)")
+    notes = session.searcher.notes
+    for field in dataclasses.fields(notes):
+        session.say(f"{field.name:20} {getattr(notes, field.name):,}")
+    if notes.cutoffs:
+        session.say(f"{'first-move cutoffs':20} {notes.first_move_cutoffs / notes.cutoffs:.1%}")
+    elapsed = session.searcher.elapsed
+    if elapsed > 0:
+        session.say(f"{'time':20} {elapsed:.3f} s")
+        session.say(f"{'nodes per second':20} {notes.nodes / elapsed:,.0f}")
 
 
 COMMANDS: dict[str, tuple[Handler, str]] = {
-    "uci": (handle_uci, "identify the engine"),
+    "uci": (handle_uci, "identify the engine and list its options"),
     "isready": (handle_isready, "answer readyok"),
+    "setoption": (handle_setoption, "setoption name <name> value <value>: set an option"),
+    "ucinewgame": (handle_ucinewgame, "start a new game"),
     "position": (handle_position, (
         "position startpos | fen <fen> [moves m1 m2 ...]: set the position"
     )),
+    "go": (handle_go, (
+        "go [depth N] [nodes N] [movetime MS] [wtime MS btime MS winc MS binc MS "
+        "movestogo N] [mate N] [infinite] | go perft N: search"
+    )),
+    "stop": (handle_stop, "stop the search and play its best move"),
     "d": (handle_d, "show the board and its FEN"),
     "perft": (handle_perft, "perft N: count the leaf nodes N moves deep, per move"),
-    "go": (handle_go, "go perft N: the same as perft N"),
+    "set": (handle_set, "set <option> <value>: set an option (techniques: on|off)"),
+    "stats": (handle_stats, "show what the last search did"),
     "help": (handle_help, "list the commands"),
     "quit": (handle_quit, "leave the program"),
 }

@@ -1,0 +1,377 @@
+# Generated from the book by tools/literate, from chapters stage-07.1-matches.
+# Do not edit: change the chapters and run `make tangle`.
+
+"""One game between two UCI engines: limits, clocks, adjudication and the PGN record."""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+
+import chess
+import chess.engine
+import chess.pgn
+
+from cb2026.openings import Opening
+
+# A move overrunning its clock by this much more than the flag margin is
+# treated as a hung engine: the runner stops waiting and kills the process.
+WATCHDOG_GRACE_SECONDS = 1.0
+
+# Clocks sent to an engine never go below this, since a zero or negative
+# "wtime" confuses some engines' time management.
+MINIMUM_SENT_CLOCK_SECONDS = 0.001
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How long engines may think: a clock (base + increment) and/or per-move limits."""
+
+    base_seconds: float | None = None
+    increment_seconds: float = 0.0
+    movetime_seconds: float | None = None
+    nodes: int | None = None
+    depth: int | None = None
+
+    # A move is a time loss only if it overruns the clock by more than this,
+    # which absorbs the runner's own pipe and scheduling latency.
+    time_margin_seconds: float = 0.1
+
+    # Without a clock, a move taking longer than this counts as a hung engine.
+    move_timeout_seconds: float = 60.0
+
+    @property
+    def uses_clock(self) -> bool:
+        """Return whether the game is played with real clocks."""
+        return self.base_seconds is not None
+
+
+def parse_time_control(text: str) -> tuple[float, float]:
+    """Return (base, increment) in seconds from "base+increment" or "base"."""
+    base_text, _, increment_text = text.partition("+")
+    base, increment = float(base_text), float(increment_text or 0)
+    if base <= 0 or increment < 0:
+        raise ValueError(f"invalid time control {text!r}")
+    return base, increment
+
+
+def format_seconds(value: float) -> str:
+    """Return seconds as short text without a trailing ".0" (5, 0.05, 2.5)."""
+    return f"{value:g}"
+
+
+def time_control_header(limits: Limits) -> str:
+    """Return the PGN TimeControl value: "base+increment" with a clock, else "-"."""
+    if limits.base_seconds is None:
+        return "-"
+    return f"{format_seconds(limits.base_seconds)}+{format_seconds(limits.increment_seconds)}"
+
+
+def limits_description(limits: Limits) -> str:
+    """Return a readable summary of the limits, such as "tc=5+0.05 nodes=1000"."""
+    parts = []
+    if limits.uses_clock:
+        parts.append(f"tc={time_control_header(limits)}")
+    if limits.movetime_seconds is not None:
+        parts.append(f"movetime={format_seconds(limits.movetime_seconds)}")
+    if limits.nodes is not None:
+        parts.append(f"nodes={limits.nodes}")
+    if limits.depth is not None:
+        parts.append(f"depth={limits.depth}")
+    return " ".join(parts)
+
+
+def engine_limit(limits: Limits, clocks: dict[chess.Color, float]) -> chess.engine.Limit:
+    """Return the python-chess search limit for the next move."""
+    limit = chess.engine.Limit(time=limits.movetime_seconds, nodes=limits.nodes, depth=limits.depth)
+    if limits.uses_clock:
+        limit.white_clock = max(clocks[chess.WHITE], MINIMUM_SENT_CLOCK_SECONDS)
+        limit.black_clock = max(clocks[chess.BLACK], MINIMUM_SENT_CLOCK_SECONDS)
+        limit.white_inc = limits.increment_seconds
+        limit.black_inc = limits.increment_seconds
+    return limit
+
+
+def watchdog_seconds(limits: Limits, clock: float | None) -> float:
+    """Return how long to wait for a move before declaring the engine hung."""
+    if clock is None:
+        return limits.move_timeout_seconds
+    return max(clock, 0.0) + limits.time_margin_seconds + WATCHDOG_GRACE_SECONDS
+
+
+def charge_clock(
+    clocks: dict[chess.Color, float], color: chess.Color, elapsed: float, limits: Limits
+) -> GameEnd | None:
+    """Subtract a move's time from the mover's clock; return a time loss, else add the increment."""
+    clocks[color] -= elapsed
+    if clocks[color] < -limits.time_margin_seconds:
+        side = "White" if color == chess.WHITE else "Black"
+        return loss_for(color, "time forfeit", f"{side} loses on time")
+    clocks[color] += limits.increment_seconds
+    return None
+
+
+WHITE_WINS = "1-0"
+
+BLACK_WINS = "0-1"
+
+DRAW = "1/2-1/2"
+
+
+@dataclass(frozen=True)
+class GameEnd:
+    """How a game ended: the PGN result, PGN Termination value, and a readable reason."""
+
+    result: str
+    termination: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Adjudication:
+    """When the runner ends a game early; a count of 0 disables the rule."""
+
+    max_moves: int = 200
+    resign_score: int = 1000
+    resign_count: int = 0
+    draw_after_move: int = 40
+    draw_score: int = 10
+    draw_count: int = 0
+
+
+def rules_end(board: chess.Board) -> GameEnd | None:
+    """Return the end of the game by the rules (mate, stalemate, draws), if it is over."""
+    outcome = board.outcome(claim_draw=True)
+    if outcome is None:
+        return None
+    reason = outcome.termination.name.lower().replace("_", " ")
+    return GameEnd(outcome.result(), "normal", reason)
+
+
+def recent_scores(scores: list[int | None], count: int) -> list[int] | None:
+    """Return the last `count` scores, or None if there are fewer or any is missing."""
+    if count <= 0 or len(scores) < count:
+        return None
+    window = scores[-count:]
+    if any(score is None for score in window):
+        return None
+    return [score for score in window if score is not None]
+
+
+def resign_end(scores: list[int | None], adjudication: Adjudication) -> GameEnd | None:
+    """Return a resignation if both engines saw one side lost for `resign_count` moves each.
+
+    The scores are White's view of every engine move, so the last
+    2 * resign_count plies hold resign_count moves of each engine; both
+    engines must agree, which guards against one engine's misevaluation.
+    """
+    window = recent_scores(scores, 2 * adjudication.resign_count)
+    if window is None:
+        return None
+    threshold = adjudication.resign_score
+    if all(score <= -threshold for score in window):
+        return GameEnd(BLACK_WINS, "adjudication", f"White resigns (score <= -{threshold} cp)")
+    if all(score >= threshold for score in window):
+        return GameEnd(WHITE_WINS, "adjudication", f"Black resigns (score <= -{threshold} cp)")
+    return None
+
+
+def draw_end(
+    scores: list[int | None], fullmove_number: int, adjudication: Adjudication
+) -> GameEnd | None:
+    """Return a draw if, after move `draw_after_move`, both engines saw |score| <= D long enough."""
+    if fullmove_number <= adjudication.draw_after_move:
+        return None
+    window = recent_scores(scores, 2 * adjudication.draw_count)
+    if window is None:
+        return None
+    if all(abs(score) <= adjudication.draw_score for score in window):
+        reason = f"draw by adjudication (|score| <= {adjudication.draw_score} cp)"
+        return GameEnd(DRAW, "adjudication", reason)
+    return None
+
+
+def length_end(board: chess.Board, adjudication: Adjudication) -> GameEnd | None:
+    """Return a draw once the game reaches `max_moves` full moves (0 means no limit)."""
+    if adjudication.max_moves <= 0 or board.ply() < 2 * adjudication.max_moves:
+        return None
+    return GameEnd(DRAW, "adjudication", f"draw by maximum length ({adjudication.max_moves} moves)")
+
+
+def adjudicated_end(
+    board: chess.Board, scores: list[int | None], adjudication: Adjudication
+) -> GameEnd | None:
+    """Return the end of the game by the rules or by adjudication, if either applies."""
+    return (
+        rules_end(board)
+        or resign_end(scores, adjudication)
+        or draw_end(scores, board.fullmove_number, adjudication)
+        or length_end(board, adjudication)
+    )
+
+
+# Mate scores are converted to this many centipawns so that every score is a
+# plain number; anything this large passes every resign threshold.
+MATE_SCORE = 100_000
+
+
+@dataclass(frozen=True)
+class MoveReport:
+    """What one engine did on one turn: its move or the failure that ends the game."""
+
+    move: chess.Move | None
+    white_score: int | None
+    depth: int | None
+    elapsed_seconds: float
+    failure: GameEnd | None = None
+
+
+def loss_for(color: chess.Color, termination: str, reason: str) -> GameEnd:
+    """Return the end of a game lost by `color`."""
+    return GameEnd(BLACK_WINS if color == chess.WHITE else WHITE_WINS, termination, reason)
+
+
+def failed_move(board: chess.Board, elapsed: float, termination: str, reason: str) -> MoveReport:
+    """Return the report of a turn on which the side to move lost the game."""
+    return MoveReport(None, None, None, elapsed, loss_for(board.turn, termination, reason))
+
+
+def white_score(info: chess.engine.InfoDict) -> int | None:
+    """Return the engine's last reported score in centipawns from White's view, if any."""
+    score = info.get("score")
+    if score is None:
+        return None
+    return score.white().score(mate_score=MATE_SCORE)
+
+
+def kill_engine(engine: chess.engine.SimpleEngine, fired: threading.Event) -> None:
+    """Mark the watchdog as fired and close the engine, which aborts its pending search."""
+    fired.set()
+    engine.close()
+
+
+def request_move(
+    engine: chess.engine.SimpleEngine,
+    board: chess.Board,
+    limit: chess.engine.Limit,
+    timeout_seconds: float,
+    game_key: object,
+) -> MoveReport:
+    """Return the engine's move, or the failure (crash, hang, illegal move) that loses the game."""
+    fired = threading.Event()
+    # python-chess waits forever for a move under a clock, so a timer kills
+    # a hung engine instead; its pending play() call then fails.
+    watchdog = threading.Timer(timeout_seconds, kill_engine, (engine, fired))
+    watchdog.daemon = True
+    side = "White" if board.turn == chess.WHITE else "Black"
+    start = time.monotonic()
+    watchdog.start()
+    try:
+        result = engine.play(board, limit, game=game_key, info=chess.engine.INFO_SCORE)
+    # Any engine fault (crash, garbage, illegal move) must lose the game, not stop the match.
+    except Exception as error:
+        elapsed = time.monotonic() - start
+        if fired.is_set():
+            reason = f"{side} stopped responding for {elapsed:.1f}s"
+            return failed_move(board, elapsed, "time forfeit", reason)
+        reason = f"{side} engine failed: {type(error).__name__}: {error}"
+        # A dead process abandons the game; anything else it sent broke the rules.
+        crashed = isinstance(error, chess.engine.EngineTerminatedError)
+        return failed_move(board, elapsed, "abandoned" if crashed else "rules infraction", reason)
+    finally:
+        watchdog.cancel()
+    elapsed = time.monotonic() - start
+    if result.move is None:
+        return failed_move(board, elapsed, "rules infraction", f"{side} engine returned no move")
+    depth = result.info.get("depth")
+    return MoveReport(result.move, white_score(result.info), depth, elapsed)
+
+
+@dataclass
+class GameRecord:
+    """A finished game: the opening, every engine move, and how it ended."""
+
+    white_name: str
+    black_name: str
+    opening: Opening
+    reports: list[MoveReport] = field(default_factory=list)
+    end: GameEnd | None = None
+
+    # The side whose engine crashed, hung or played an illegal move, so the
+    # match runner knows which process to restart.
+    failed_color: chess.Color | None = None
+    wall_seconds: float = 0.0
+
+
+def play_game(
+    engines: dict[chess.Color, chess.engine.SimpleEngine],
+    names: dict[chess.Color, str],
+    opening: Opening,
+    limits: Limits,
+    adjudication: Adjudication,
+) -> GameRecord:
+    """Return the record of one game played from the opening until it ends."""
+    record = GameRecord(names[chess.WHITE], names[chess.BLACK], opening)
+    board = opening.board()
+    base = limits.base_seconds or 0.0
+    clocks = {chess.WHITE: base, chess.BLACK: base}
+    scores: list[int | None] = []
+    # A fresh key per game makes python-chess send "ucinewgame" before move one.
+    game_key = object()
+    start = time.monotonic()
+    while (end := adjudicated_end(board, scores, adjudication)) is None:
+        mover = board.turn
+        clock = clocks[mover] if limits.uses_clock else None
+        report = request_move(
+            engines[mover],
+            board,
+            engine_limit(limits, clocks),
+            watchdog_seconds(limits, clock),
+            game_key,
+        )
+        end = report.failure
+        if end is None and limits.uses_clock:
+            end = charge_clock(clocks, mover, report.elapsed_seconds, limits)
+        if end is not None:
+            record.failed_color = mover if report.failure is not None else None
+            break
+        # Only moves that stand are recorded: a move made after the flag fell is not.
+        record.reports.append(report)
+        board.push(report.move)
+        scores.append(report.white_score)
+    record.end = end
+    record.wall_seconds = time.monotonic() - start
+    return record
+
+
+def move_comment(report: MoveReport, color: chess.Color) -> str:
+    """Return a PGN comment with the mover's score, depth and time, e.g. "+0.35/12 0.120s"."""
+    if report.white_score is None:
+        score_text = "?"
+    else:
+        own_score = report.white_score if color == chess.WHITE else -report.white_score
+        score_text = f"{own_score / 100:+.2f}"
+    depth_text = f"/{report.depth}" if report.depth is not None else ""
+    return f"{score_text}{depth_text} {report.elapsed_seconds:.3f}s"
+
+
+def game_to_pgn(record: GameRecord, headers: dict[str, str]) -> chess.pgn.Game:
+    """Return the game as PGN: the opening moves marked "book", engine moves with comments."""
+    game = chess.pgn.Game()
+    game.setup(chess.Board(record.opening.start_fen))
+    node: chess.pgn.GameNode = game
+    for move in record.opening.moves:
+        node = node.add_variation(chess.Move.from_uci(move), comment="book")
+    for report in record.reports:
+        color = node.board().turn
+        node = node.add_variation(report.move, comment=move_comment(report, color))
+    end = record.end or GameEnd("*", "unterminated", "game did not finish")
+    game.headers.update(headers)
+    game.headers["White"] = record.white_name
+    game.headers["Black"] = record.black_name
+    game.headers["Result"] = end.result
+    game.headers["Termination"] = end.termination
+    game.headers["Opening"] = record.opening.name
+    node.comment = (node.comment + " " if node.comment else "") + end.reason
+    return game

@@ -1,0 +1,84 @@
+# Generated from the book by tools/literate, from chapters stage-07-uci.
+# Do not edit: change the chapters and run `make tangle`.
+
+"""When to stop thinking: the limits of a `go` command, and how much of the clock to use.
+
+A search can be limited by depth, by nodes, by a fixed time per move, or by the
+game clock.  With a clock the engine decides itself how long to think: a share
+of the time left, plus most of the increment it gets back after the move.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cb2026.board import WHITE, Colour
+
+
+@dataclass
+class Limits:
+    """What a `go` command asked for; None (or False) where it set nothing."""
+
+    depth: int | None = None
+
+    nodes: int | None = None
+
+    movetime: int | None = None  # milliseconds
+
+    wtime: int | None = None
+
+    btime: int | None = None
+
+    winc: int = 0
+
+    binc: int = 0
+
+    movestogo: int | None = None
+
+    mate: int | None = None  # find a mate in at most this many moves
+
+    infinite: bool = False
+
+    def is_endless(self) -> bool:
+        """Return True if only `stop` ends the search (`go infinite`, or `go` alone)."""
+        bounds = (self.depth, self.nodes, self.movetime, self.wtime, self.btime, self.mate)
+        return self.infinite or all(bound is None for bound in bounds)
+
+
+# Time lost between the GUI's clock and ours: starting a thread, printing, the pipe.
+MOVE_OVERHEAD = 0.02  # seconds
+
+# With no `movestogo`, plan as if this many moves were still to be played.
+DEFAULT_MOVES_TO_GO = 30
+
+# Never use more than this share of the time left on one move.
+MAXIMUM_SHARE = 0.4
+
+# The shortest time worth giving a search.
+MINIMUM_TIME = 0.005  # seconds
+
+NO_LIMIT = float("inf")
+
+
+def allocate_time(limits: Limits, side: Colour) -> tuple[float, float]:
+    """Return (soft, hard) seconds: start no new iteration after soft, abort at hard."""
+    if limits.infinite:
+        return NO_LIMIT, NO_LIMIT
+    if limits.movetime is not None:
+        # A fixed time: use all of it, since a cut-off iteration costs only what is left.
+        # (Keep the overhead from eating more than half of a very short movetime.)
+        movetime = limits.movetime / 1000
+        hard = max(movetime - MOVE_OVERHEAD, movetime / 2, MINIMUM_TIME)
+        return hard, hard
+    remaining = limits.wtime if side == WHITE else limits.btime
+    if remaining is None:
+        return NO_LIMIT, NO_LIMIT
+    increment = (limits.winc if side == WHITE else limits.binc) / 1000
+    left = remaining / 1000 - MOVE_OVERHEAD
+    moves_to_go = limits.movestogo or DEFAULT_MOVES_TO_GO
+    budget = left / moves_to_go + 0.75 * increment
+    hard = max(min(3 * budget, MAXIMUM_SHARE * left), MINIMUM_TIME)
+    # Each iteration takes several times as long as the one before, so one started
+    # after half the budget would most likely be cut off by the hard limit anyway.
+    soft = max(min(budget / 2, hard), MINIMUM_TIME)
+    return soft, hard

@@ -1,0 +1,415 @@
+# Generated from the book by tools/literate, from chapters stage-05-alphabeta,
+# stage-06-quiescence, stage-07-uci, stage-08-tt, stage-08.1-tt-buckets.
+# Do not edit: change the chapters and run `make tangle`.
+
+"""Looking ahead: negamax search with alpha-beta pruning.
+
+The search plays every line of moves to a fixed depth, scores the positions at
+the end with the evaluation, and backs the scores up: each side picks the move
+best for itself.  In negamax form a score is always from the side to move's point
+of view, so "best for me" is the maximum of the negated scores of my moves.
+
+Alpha-beta gets the same answer while skipping lines that cannot matter: once a
+move is found that is too good for the opponent to allow (score >= beta), the
+remaining moves of that position need not be looked at.  The search here is
+fail-soft: it returns the best score it saw even when that lies outside the
+window (alpha, beta), which then is a bound on the true score.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from cb2026.board import PAWN
+from cb2026.evaluate import evaluate
+from cb2026.limits import NO_LIMIT, Limits, allocate_time
+from cb2026.move import EN_PASSANT, Move
+from cb2026.position import Position
+from cb2026.rules import is_fifty_move_draw, is_in_check, legal_moves
+from cb2026.tt import DEFAULT_HASH_MB, Bound, TranspositionTable
+
+# Mate scores count plies from the root: being mated at ply p scores -(MATE - p),
+# so a quicker mate scores higher for the winner and a later one for the loser.
+MATE = 30_000
+
+# Scores beyond this size can only come from a mate found by the search.
+MATE_THRESHOLD = MATE - 1_000
+
+INFINITY = 32_000
+
+DRAW = 0
+
+
+def is_mate_score(score: int) -> bool:
+    """Return True if `score` says that one side mates the other."""
+    return abs(score) > MATE_THRESHOLD
+
+
+def is_draw_by_rule(position: Position) -> bool:
+    """Return True if the position is drawn by repetition or by the fifty-move rule."""
+    # One repetition is enough inside a search: if going back was good once, the
+    # same side can repeat it again, so the line is a draw either way.
+    return position.is_repetition(2) or is_fifty_move_draw(position)
+
+
+def minimax(position: Position, depth: int, ply: int = 0) -> int:
+    """Return the plain minimax score of `position` (negamax form): the reference for tests."""
+    # The same rules as Searcher.negamax, but every move is searched and nothing is pruned.
+    if ply and is_draw_by_rule(position):
+        return DRAW
+    if depth <= 0:
+        return evaluate(position)
+    moves = legal_moves(position)
+    if not moves:
+        return -MATE + ply if is_in_check(position) else DRAW
+    best = -INFINITY
+    for move in moves:
+        position.make_move(move)
+        best = max(best, -minimax(position, depth - 1, ply + 1))
+        position.unmake_move()
+    return best
+
+
+@dataclass
+class Techniques:
+    """The search's switchable techniques: turn one off to measure what it is worth."""
+
+    alphabeta: bool = True  # off: plain minimax, every move of every position searched
+
+    ordering: bool = True  # captures first, most valuable victim first (MVV-LVA)
+
+    quiescence: bool = True  # off: positions at the end of the depth are scored as they stand
+
+    pst: bool = True  # off: the evaluation counts material only
+
+    tt: bool = True  # off: no transposition table, every position searched afresh
+
+    buckets: bool = True  # off: one table slot per key instead of a bucket of four
+
+
+@dataclass
+class Notes:
+    """What one search did, counted as it went."""
+
+    nodes: int = 0  # positions visited, the root and the quiescence search included
+
+    cutoffs: int = 0  # positions left early because a move scored at least beta
+
+    first_move_cutoffs: int = 0  # ... of them, those where the first move did it
+
+    seldepth: int = 0  # the deepest ply reached
+
+    qnodes: int = 0  # ... of them, those visited by the quiescence search
+
+    tt_hits: int = 0  # positions found in the transposition table
+
+    tt_cutoffs: int = 0  # ... whose stored score settled the position at once
+
+
+# The search asks whether it should stop once every 256 nodes: often enough to
+# react within milliseconds, rarely enough to cost nothing measurable.
+NODES_BETWEEN_CHECKS = 256
+
+
+class Searcher:
+    """Searches positions with the techniques switched on, counting what it does in `notes`."""
+
+    def __init__(self, techniques: Techniques | None = None) -> None:
+        """Create a searcher; by default every technique is on."""
+        self.techniques = techniques or Techniques()
+        self.notes = Notes()
+        self.next_check = NODES_BETWEEN_CHECKS  # the node count at which to check_limits
+        # Set by another thread (the `stop` command) to end the search at once.
+        self.stop_event = threading.Event()
+        self.node_limit = NO_LIMIT
+        self.start_time = 0.0
+        self.hard_deadline = NO_LIMIT  # time.monotonic() at which the search is aborted
+        self.completed_depth = 0
+        self.elapsed = 0.0  # seconds the last think() took
+        # The table outlives a search: the next move's search starts from what this one found.
+        self.tt = TranspositionTable(DEFAULT_HASH_MB)
+
+    def start_search(self) -> None:
+        """Get ready for a new search: fresh notes, and a new generation in the table."""
+        self.notes = Notes()
+        self.next_check = NODES_BETWEEN_CHECKS
+        self.tt.new_search()
+        self.tt.buckets = self.techniques.buckets
+
+    def search(self, position: Position, depth: int) -> tuple[int, Move | None, list[Move]]:
+        """Search `position` to `depth` plies; return the score, the best move and the PV."""
+        self.start_search()
+        pv: list[Move] = []
+        score = self.negamax(position, depth, -INFINITY, INFINITY, 0, pv)
+        return score, (pv[0] if pv else None), pv
+
+    def check_limits(self) -> None:
+        """Raise SearchStoppedError if the search was told to stop or has reached a limit."""
+        if self.stop_event.is_set() or self.notes.nodes >= self.node_limit:
+            raise SearchStoppedError
+        # The clock is not checked before the first iteration is complete: a searched
+        # move is always better than the fallback of the first legal one.
+        if self.completed_depth and time.monotonic() >= self.hard_deadline:
+            raise SearchStoppedError
+
+    def negamax(
+        self, position: Position, depth: int, alpha: int, beta: int, ply: int, pv: list[Move]
+    ) -> int:
+        """Return the score of `position` searched `depth` plies deep; put its best line in `pv`."""
+        if depth <= 0:
+            return self.leaf_score(position, alpha, beta, ply)
+        notes = self.notes
+        notes.nodes += 1
+        if notes.nodes >= self.next_check:
+            self.next_check = notes.nodes + NODES_BETWEEN_CHECKS
+            self.check_limits()
+        # A draw by rule ends the line.  Not at the root, which must find a move.
+        if ply and is_draw_by_rule(position):
+            return DRAW
+        moves = legal_moves(position)
+        if not moves:
+            return -MATE + ply if is_in_check(position) else DRAW
+        # The transposition table: a deep enough result settles the position at once
+        # (not at the root, which must find a move), and its best move goes first.
+        tt_move = None
+        tt_pv = beta - alpha > 1  # a full-window node lies on the principal variation
+        if self.techniques.tt:
+            entry = self.tt.probe(position.key)
+            if entry is not None:
+                notes.tt_hits += 1
+                tt_pv = tt_pv or entry.pv
+                # Another position with the same key could have stored an illegal move.
+                if entry.best_move in moves:
+                    tt_move = entry.best_move
+                if ply and entry.depth >= depth:
+                    score = score_from_tt(entry.score, ply)
+                    if (entry.bound == Bound.EXACT
+                            or (entry.bound == Bound.LOWER and score >= beta)
+                            or (entry.bound == Bound.UPPER and score <= alpha)):
+                        notes.tt_cutoffs += 1
+                        pv[:] = [] if tt_move is None else [tt_move]
+                        return score
+        if self.techniques.ordering:
+            moves = self.order_moves(position, moves)
+        if tt_move is not None:
+            moves.remove(tt_move)
+            moves.insert(0, tt_move)
+        original_alpha = alpha
+        best = -INFINITY
+        best_move = None
+        child_pv: list[Move] = []
+        for index, move in enumerate(moves):
+            position.make_move(move)
+            child_pv.clear()
+            score = -self.negamax(position, depth - 1, -beta, -alpha, ply + 1, child_pv)
+            position.unmake_move()
+            if score <= best:
+                continue
+            best = score
+            best_move = move
+            if score > alpha:
+                alpha = score
+                pv[:] = [move, *child_pv]
+            if score >= beta and self.techniques.alphabeta:
+                # The opponent will not allow this position: its other moves cannot matter.
+                notes.cutoffs += 1
+                if index == 0:
+                    notes.first_move_cutoffs += 1
+                break
+        if self.techniques.tt:
+            # (A stopped search never gets here: SearchStoppedError skips the store.)
+            if best >= beta:
+                bound = Bound.LOWER
+            elif best > original_alpha:
+                bound = Bound.EXACT
+            else:
+                bound = Bound.UPPER  # every move failed low: none is known to be best
+                best_move = None
+            self.tt.store(position.key, best_move, score_to_tt(best, ply), depth, bound, tt_pv)
+        return best
+
+    def leaf_score(self, position: Position, alpha: int, beta: int, ply: int) -> int:
+        """Return the score of a position at the end of the search's depth."""
+        if self.techniques.quiescence:
+            return self.quiescence(position, alpha, beta, ply)
+        notes = self.notes
+        notes.nodes += 1
+        if ply > notes.seldepth:
+            notes.seldepth = ply
+        if ply and is_draw_by_rule(position):
+            return DRAW
+        return evaluate(position, self.techniques.pst)
+
+    def order_moves(self, position: Position, moves: list[Move]) -> list[Move]:
+        """Return `moves` with captures and promotions first, in MVV-LVA order, then the rest."""
+        board = position.board
+        noisy = []
+        quiet = []
+        for move in moves:
+            if board[move >> 6 & 63] or move >> 12 & 7 or move >> 15 == EN_PASSANT:
+                noisy.append(move)
+            else:
+                quiet.append(move)
+        noisy.sort(key=lambda move: mvv_lva_score(board, move), reverse=True)
+        return noisy + quiet
+
+    def quiescence(self, position: Position, alpha: int, beta: int, ply: int) -> int:
+        """Return the score of `position` once the captures and promotions have played out."""
+        notes = self.notes
+        notes.nodes += 1
+        notes.qnodes += 1
+        if notes.nodes >= self.next_check:
+            self.next_check = notes.nodes + NODES_BETWEEN_CHECKS
+            self.check_limits()
+        if ply > notes.seldepth:
+            notes.seldepth = ply
+        if ply and is_draw_by_rule(position):
+            return DRAW
+        # Stand pat: the side to move need not capture, so the static score is a lower
+        # bound, and if it already reaches beta nothing more is needed.  (Even in
+        # check: searching every evasion here makes the quiescence search several
+        # times bigger; the main search finds the mates.)
+        best = evaluate(position, self.techniques.pst)
+        if best >= beta:
+            return best
+        alpha = max(alpha, best)
+        moves = legal_moves(position)
+        if not moves:
+            return -MATE + ply if is_in_check(position) else DRAW
+        for index, move in enumerate(self.noisy_moves(position, moves)):
+            position.make_move(move)
+            score = -self.quiescence(position, -beta, -alpha, ply + 1)
+            position.unmake_move()
+            if score > best:
+                best = score
+                alpha = max(alpha, score)
+                if score >= beta:
+                    notes.cutoffs += 1
+                    if index == 0:
+                        notes.first_move_cutoffs += 1
+                    break
+        return best
+
+    def noisy_moves(self, position: Position, moves: list[Move]) -> list[Move]:
+        """Return the captures and promotions among `moves`, in MVV-LVA order."""
+        board = position.board
+        noisy = [move for move in moves
+                 if board[move >> 6 & 63] or move >> 12 & 7 or move >> 15 == EN_PASSANT]
+        noisy.sort(key=lambda move: mvv_lva_score(board, move), reverse=True)
+        return noisy
+
+    def iterate(self, position: Position, depth: int) -> Iteration | None:
+        """Search `position` to `depth`; return the result, or None if the search was stopped."""
+        root_moves_made = len(position.undo_stack)
+        pv: list[Move] = []
+        try:
+            score = self.negamax(position, depth, -INFINITY, INFINITY, 0, pv)
+        except SearchStoppedError:
+            # Take back the moves the search had on the board when it stopped.
+            while len(position.undo_stack) > root_moves_made:
+                position.unmake_move()
+            return None
+        elapsed = time.monotonic() - self.start_time
+        return Iteration(depth, score, pv, self.notes.nodes, self.notes.seldepth, elapsed)
+
+    def think(
+        self, position: Position, limits: Limits, report: Callable[[Iteration], None]
+    ) -> tuple[Move | None, Iteration | None]:
+        """Search deeper and deeper until a limit stops it; return the best move and last result."""
+        self.start_search()
+        self.start_time = time.monotonic()
+        soft, hard = allocate_time(limits, position.side_to_move)
+        self.hard_deadline = self.start_time + hard
+        self.node_limit = limits.nodes if limits.nodes is not None else NO_LIMIT
+        self.completed_depth = 0
+        last: Iteration | None = None
+        max_depth = limits.depth if limits.depth is not None else MAX_DEPTH
+        for depth in range(1, max_depth + 1):
+            iteration = self.iterate(position, depth)
+            if iteration is None:
+                break  # stopped: the unfinished iteration is not used
+            last = iteration
+            self.completed_depth = depth
+            report(iteration)
+            if not iteration.pv or self.has_enough(iteration, limits, soft):
+                break
+        if limits.infinite:
+            self.stop_event.wait()  # `go infinite` answers only after `stop`
+        self.elapsed = time.monotonic() - self.start_time
+        moves = legal_moves(position)
+        if last is not None and last.pv:
+            return last.pv[0], last
+        return (moves[0] if moves else None), last
+
+    def has_enough(self, iteration: Iteration, limits: Limits, soft: float) -> bool:
+        """Return True if the search should start no further iteration after `iteration`."""
+        if limits.mate is not None and is_mate_score(iteration.score):
+            return 0 < mate_in_moves(iteration.score) <= limits.mate
+        if is_mate_score(iteration.score) and not limits.infinite:
+            # A mate for either side found at this depth will not get better deeper.
+            return abs(mate_in_moves(iteration.score)) * 2 <= iteration.depth
+        return iteration.elapsed >= soft
+
+
+def mvv_lva_score(board: list[int], move: Move) -> int:
+    """Return how early to search a capture or promotion: big victim first, then small attacker."""
+    victim = board[move >> 6 & 63] & 7
+    if move >> 15 == EN_PASSANT:
+        victim = PAWN  # the captured pawn is not on the target square
+    attacker = board[move & 63] & 7
+    # Piece types run from pawn (1) to queen (5), so they double as a value order.
+    # A promotion counts as capturing the piece it becomes.
+    return (victim + (move >> 12 & 7)) * 8 - attacker
+
+
+# The deepest iteration iterative deepening will start (far beyond reach in Python).
+MAX_DEPTH = 64
+
+
+class SearchStoppedError(Exception):
+    """Raised inside the search when it must stop; the unfinished iteration is thrown away."""
+
+
+@dataclass
+class Iteration:
+    """The result of one completed iteration of iterative deepening."""
+
+    depth: int
+
+    score: int
+
+    pv: list[Move]
+
+    nodes: int
+
+    seldepth: int
+
+    elapsed: float  # seconds since the search started
+
+
+def mate_in_moves(score: int) -> int:
+    """Return the moves to mate of a mate score: positive if the side to move mates."""
+    if score > 0:
+        return (MATE - score + 1) // 2
+    return -((MATE + score + 1) // 2)
+
+
+def score_to_tt(score: int, ply: int) -> int:
+    """Return `score` as the table stores it: mates counted from this position, not the root."""
+    if score > MATE_THRESHOLD:
+        return score + ply
+    if score < -MATE_THRESHOLD:
+        return score - ply
+    return score
+
+
+def score_from_tt(score: int, ply: int) -> int:
+    """Return a stored score as the search counts it at `ply`: mates from the root again."""
+    if score > MATE_THRESHOLD:
+        return score - ply
+    if score < -MATE_THRESHOLD:
+        return score + ply
+    return score

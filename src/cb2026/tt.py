@@ -1,0 +1,205 @@
+# Generated from the book by tools/literate, from chapters stage-08-tt, stage-08.1-tt-buckets.
+# Do not edit: change the chapters and run `make tangle`.
+
+"""The transposition table: what the search learned about each position it visited.
+
+The same position is often reached by different move orders, and iterative
+deepening searches every position again one ply deeper.  The table remembers,
+per Zobrist key, the best move found, the score with its bound, and the depth
+it was searched to, so that the search can reuse the score or at least try the
+best move first.
+
+Python objects are big (a small tuple alone takes 64 bytes), so the table is two
+flat arrays of 64-bit integers: one holds the keys, the other each entry's fields
+packed into one number.  Then `Hash 16` really means 16 MB.
+"""
+
+from __future__ import annotations
+
+from array import array
+from enum import IntEnum
+from typing import NamedTuple
+
+from cb2026.move import Move
+from cb2026.zobrist import Key
+
+
+class Bound(IntEnum):
+    """What a stored score means."""
+
+    UPPER = 1  # the search failed low: the real score is at most this
+
+    LOWER = 2  # the search failed high: the real score is at least this
+
+    EXACT = 3  # the real score
+
+
+class Entry(NamedTuple):
+    """One stored search result, unpacked."""
+
+    key: Key
+
+    best_move: Move | None  # None after a fail low: no move was found best
+
+    score: int  # mate scores count plies from this position (see score_to_tt)
+
+    depth: int
+
+    bound: Bound
+
+    generation: int  # which search stored it
+
+    pv: bool  # whether the position is or has been on the principal variation
+
+
+DEFAULT_HASH_MB = 16
+
+MAXIMUM_HASH_MB = 1024
+
+BYTES_PER_ENTRY = 16  # 8 for the key, 8 for the packed fields
+
+# Bit layout of the packed fields.  The move takes 17 bits (move.py), the score is
+# stored with an offset so that it is never negative, and the bound is never 0,
+# so a packed value of 0 marks an empty slot.
+MOVE_BITS = 17
+
+SCORE_SHIFT = 17
+
+SCORE_OFFSET = 1 << 15  # scores lie within +-32000
+
+DEPTH_SHIFT = 33
+
+BOUND_SHIFT = 41
+
+GENERATION_SHIFT = 43
+
+PV_SHIFT = 51
+
+NO_MOVE = 0  # a1 to a1: never a real move
+
+
+def pack(best_move: Move | None, score: int, depth: int, bound: Bound, generation: int,
+         pv: bool) -> int:
+    """Return the fields of an entry packed into one 64-bit integer."""
+    return ((NO_MOVE if best_move is None else best_move)
+            | (score + SCORE_OFFSET) << SCORE_SHIFT
+            | min(depth, 255) << DEPTH_SHIFT
+            | bound << BOUND_SHIFT
+            | generation << GENERATION_SHIFT
+            | pv << PV_SHIFT)
+
+
+def unpack(key: Key, packed: int) -> Entry:
+    """Return the entry for `key` whose fields are packed in `packed`."""
+    move = packed & ((1 << MOVE_BITS) - 1)
+    return Entry(
+        key,
+        None if move == NO_MOVE else move,
+        (packed >> SCORE_SHIFT & 0xFFFF) - SCORE_OFFSET,
+        packed >> DEPTH_SHIFT & 0xFF,
+        Bound(packed >> BOUND_SHIFT & 3),
+        packed >> GENERATION_SHIFT & 0xFF,
+        bool(packed >> PV_SHIFT & 1),
+    )
+
+
+def entry_count(megabytes: int) -> int:
+    """Return how many entries fit in `megabytes` of memory."""
+    return max(megabytes * 2**20 // BYTES_PER_ENTRY, 1)
+
+
+class TranspositionTable:
+    """A fixed-size table of search results, indexed by Zobrist key."""
+
+    def __init__(self, megabytes: int = DEFAULT_HASH_MB) -> None:
+        """Create an empty table using `megabytes` of memory."""
+        self.generation = 0
+        self.buckets = True  # off: one slot per key, as in chapter 8
+        self.resize(megabytes)
+
+    def resize(self, megabytes: int) -> None:
+        """Make the table use `megabytes` of memory; this empties it."""
+        self.size = entry_count(megabytes)
+        self.clear()
+
+    def clear(self) -> None:
+        """Forget everything stored."""
+        # Repeating a one-element array is done in C, at memset speed.
+        self.keys = array("Q", [0]) * self.size
+        self.data = array("Q", [0]) * self.size
+        self.generation = 0
+
+    def new_search(self) -> None:
+        """Start a new search: entries stored from now on are newer than all before."""
+        self.generation = (self.generation + 1) & 0xFF
+
+    def slots_for(self, key: Key) -> range:
+        """Return the slots where an entry for `key` may be stored."""
+        # Lemire's multiply-shift: the key as a fraction of 2**64, scaled to the table
+        # size.  One multiplication instead of a division, and any size works.
+        if not self.buckets:
+            index = (key * self.size) >> 64
+            return range(index, index + 1)
+        first = ((key * (self.size // BUCKET_SIZE)) >> 64) * BUCKET_SIZE
+        return range(first, first + BUCKET_SIZE)
+
+    def probe(self, key: Key) -> Entry | None:
+        """Return the entry stored for `key`, or None."""
+        keys = self.keys
+        for slot in self.slots_for(key):
+            if keys[slot] == key and self.data[slot]:
+                return unpack(key, self.data[slot])
+        return None
+
+    def slot_to_store(self, key: Key) -> int:
+        """Return the slot for `key`'s result: its own, else an empty one, else the least worth."""
+        slots = self.slots_for(key)
+        keys = self.keys
+        data = self.data
+        for slot in slots:
+            if keys[slot] == key and data[slot]:
+                return slot
+        for slot in slots:
+            if not data[slot]:
+                return slot
+        generation = self.generation
+        return min(slots, key=lambda slot: entry_worth(data[slot], generation))
+
+    def store(self, key: Key, best_move: Move | None, score: int, depth: int, bound: Bound,
+              pv: bool) -> None:
+        """Store a search result for `key`, unless the slot holds something worth more."""
+        slot = self.slot_to_store(key)
+        packed = self.data[slot]
+        same_key = self.keys[slot] == key and packed != 0
+        if packed and not same_key:
+            old = unpack(self.keys[slot], packed)
+            # Keep a deeper result from this same search: it cost more to find.
+            if old.generation == self.generation and depth < old.depth:
+                return
+        if best_move is None and same_key:
+            # A fail low has no best move; keep the one known for this position.
+            best_move = unpack(key, packed).best_move
+        self.keys[slot] = key
+        self.data[slot] = pack(best_move, score, depth, bound, self.generation, pv)
+
+    def hashfull(self) -> int:
+        """Return per mille of the first thousand slots filled by the current search."""
+        sample = min(self.size, 1000)
+        filled = sum(1 for slot in range(sample) if self.data[slot]
+                     and self.data[slot] >> GENERATION_SHIFT & 0xFF == self.generation)
+        return filled * 1000 // sample
+
+
+# Buckets: each key gets four slots instead of one, so that a new result seldom has
+# to push out a valuable old one.  It takes the slot of its own position, else an
+# empty one, else the one whose entry is worth least (entry_worth).
+BUCKET_SIZE = 4
+
+# How many plies of depth one search's worth of age cancels out.
+AGE_WEIGHT = 8
+
+
+def entry_worth(packed: int, generation: int) -> int:
+    """Return how much keeping a stored entry is worth: deep and recent is worth most."""
+    age = (generation - (packed >> GENERATION_SHIFT)) & 0xFF
+    return (packed >> DEPTH_SHIFT & 0xFF) - AGE_WEIGHT * age

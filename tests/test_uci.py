@@ -1,0 +1,510 @@
+"""The engine as a GUI sees it (stage 7): UCI options, `go` limits, `stop`, games.
+
+python-chess is the referee: it parses the engine's output as a GUI would, and every
+move the engine names must be legal in python-chess's view. Most tests talk to the
+command loop in this process, on a thread of its own, so that commands can arrive while
+it searches; a few start the engine as a process, as a GUI does.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import pathlib
+import queue
+import random
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+
+import chess
+import chess.engine
+import pytest
+
+import cb2026
+from cb2026.cli import run
+
+pytestmark = pytest.mark.stage("stage-07-uci")
+
+ENGINE_COMMAND = [sys.executable, "-c", "from cb2026.cli import main; main()"]
+ENGINE_ENVIRONMENT = dict(
+    os.environ, PYTHONPATH=str(pathlib.Path(cb2026.__file__).resolve().parent.parent)
+)
+ERROR = "info string error: "
+KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
+ENDGAME = "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1"
+MATE_IN_ONE = "6k1/5ppp/8/8/8/8/8/3R2K1 w - - 0 1"
+MATE_IN_TWO = "k7/8/2K5/8/8/8/8/7R w - - 0 1"
+MATED = "3R2k1/5ppp/8/8/8/8/8/6K1 b - - 0 1"
+STALEMATE = "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1"
+TECHNIQUE_OPTIONS = ["Alphabeta", "Ordering", "Quiescence", "PST"]
+
+
+class LineQueue(io.TextIOBase):
+    """An output stream that hands each complete line to a queue."""
+
+    def __init__(self) -> None:
+        self.lines: queue.Queue[str] = queue.Queue()
+        self.partial = ""
+
+    def write(self, text: str) -> int:
+        *complete, self.partial = (self.partial + text).split("\n")
+        for line in complete:
+            self.lines.put(line)
+        return len(text)
+
+
+class Conversation:
+    """The command loop running on a thread, fed one command at a time."""
+
+    def __init__(self) -> None:
+        self.commands: queue.Queue[str | None] = queue.Queue()
+        self.output = LineQueue()
+        self.thread = threading.Thread(
+            target=run, args=(self.input_lines(), self.output), daemon=True
+        )
+        self.thread.start()
+
+    def input_lines(self) -> Iterator[str]:
+        while (command := self.commands.get()) is not None:
+            yield command + "\n"
+
+    def send(self, command: str) -> None:
+        self.commands.put(command)
+
+    def read_until(self, prefix: str, timeout: float = 20) -> list[str]:
+        """Return the replies up to and including the first that starts with `prefix`."""
+        deadline = time.monotonic() + timeout
+        lines = []
+        while True:
+            line = self.output.lines.get(timeout=max(0.01, deadline - time.monotonic()))
+            lines.append(line)
+            if line.startswith(prefix):
+                return lines
+
+    def pending(self) -> list[str]:
+        """Return the replies written so far and not yet read."""
+        lines = []
+        while not self.output.lines.empty():
+            lines.append(self.output.lines.get())
+        return lines
+
+    def close(self) -> list[str]:
+        """End the input; return what the loop wrote until it finished."""
+        self.commands.put(None)
+        self.thread.join(timeout=20)
+        assert not self.thread.is_alive()
+        return self.pending()
+
+
+@pytest.fixture
+def gui() -> Iterator[Conversation]:
+    """A conversation in UCI mode (after `uci` and its `uciok`)."""
+    conversation = Conversation()
+    conversation.send("uci")
+    conversation.read_until("uciok")
+    yield conversation
+    conversation.close()
+
+
+def talk(text: str) -> list[str]:
+    """Return the output lines of the command loop given `text` as input."""
+    output = io.StringIO()
+    run(io.StringIO(text), output)
+    return output.getvalue().splitlines()
+
+
+def search(gui: Conversation, fen: str, go: str) -> tuple[list[str], str]:
+    """Send a position and a `go`; return the `info` lines and the move of `bestmove`."""
+    gui.send(f"position fen {fen}")
+    gui.send(go)
+    lines = gui.read_until("bestmove")
+    return [line for line in lines if line.startswith("info ")], lines[-1].split()[1]
+
+
+def info_fields(line: str) -> dict[str, str]:
+    """The fields of an `info` line (everything after `pv` under 'pv')."""
+    words = line.split()
+    fields = {}
+    index = 1
+    while index < len(words):
+        if words[index] == "pv":
+            fields["pv"] = " ".join(words[index + 1:])
+            break
+        if words[index] == "score":
+            fields["score"] = " ".join(words[index + 1:index + 3])
+            index += 3
+        else:
+            fields[words[index]] = words[index + 1]
+            index += 2
+    return fields
+
+
+def assert_legal(fen: str, move: str) -> None:
+    assert chess.Move.from_uci(move) in chess.Board(fen).legal_moves, f"{move} in {fen}"
+
+
+# The handshake and the options
+
+
+def test_uci_lists_every_technique_as_a_check_option() -> None:
+    lines = talk("uci\n")
+    assert lines[0] == "id name cb2026"
+    assert lines[-1] == "uciok"
+    for name in TECHNIQUE_OPTIONS:
+        assert f"option name {name} type check default true" in lines
+    assert all(line.startswith(("id ", "option name ", "uciok")) for line in lines)
+
+
+def test_python_chess_reads_and_sets_the_options() -> None:
+    with chess.engine.SimpleEngine.popen_uci(ENGINE_COMMAND, env=ENGINE_ENVIRONMENT) as engine:
+        for name in TECHNIQUE_OPTIONS:
+            assert engine.options[name].type == "check"
+            assert engine.options[name].default is True
+        engine.configure({"Quiescence": False, "Ordering": False})
+        info = engine.analyse(chess.Board(ENDGAME), chess.engine.Limit(depth=2))
+        assert info["pv"][0] in chess.Board(ENDGAME).legal_moves
+
+
+@pytest.mark.parametrize("command", [
+    "setoption name Nonsense value true",
+    "setoption name Quiescence value maybe",
+    "setoption name Ordering",
+    "setoption Ordering value false",
+    "setoption name",
+    "setoption",
+    "set ordering",
+    "set nonsense off",
+])
+def test_bad_options_are_errors_and_the_loop_goes_on(command: str) -> None:
+    lines = talk(f"uci\n{command}\nisready\n")
+    after = lines[lines.index("uciok") + 1:]
+    assert len(after) == 2 and after[0].startswith(ERROR), after
+    assert after[1] == "readyok"
+
+
+def test_options_are_matched_in_any_case_and_change_the_search(gui: Conversation) -> None:
+    nodes = {}
+    for value in ("true", "FALSE"):
+        gui.send(f"setoption name oRdErInG value {value}")
+        gui.send("ucinewgame")  # nothing learnt by the first search helps the second
+        infos, _ = search(gui, ENDGAME, "go depth 4")
+        nodes[value] = int(info_fields(infos[-1])["nodes"])
+    assert nodes["true"] < nodes["FALSE"]
+    assert not any(line.startswith(ERROR) for line in gui.pending())
+
+
+def test_options_cannot_change_during_a_search(gui: Conversation) -> None:
+    gui.send("go infinite")
+    gui.send("setoption name Ordering value false")
+    error = gui.read_until(ERROR)[-1]
+    assert "during a search" in error
+    gui.send("stop")
+    gui.read_until("bestmove")
+
+
+# `go` and its limits
+
+
+def test_go_depth_reports_each_iteration(gui: Conversation) -> None:
+    infos, move = search(gui, KIWIPETE, "go depth 3")
+    fields = [info_fields(line) for line in infos]
+    assert [int(field["depth"]) for field in fields] == [1, 2, 3]
+    board = chess.Board(KIWIPETE)
+    for field in fields:
+        assert int(field["seldepth"]) >= int(field["depth"])
+        assert field["score"].startswith("cp ")
+        assert int(field["nodes"]) > 0 and int(field["time"]) >= 0 and int(field["nps"]) >= 0
+        pv_board = board.copy()
+        for text in field["pv"].split():  # the referee replays every PV
+            pv_board.push_uci(text)
+    assert [int(field["nodes"]) for field in fields] == sorted(int(f["nodes"]) for f in fields)
+    assert move == fields[-1]["pv"].split()[0]
+    assert_legal(KIWIPETE, move)
+
+
+def test_go_nodes_never_reports_more_than_the_limit(gui: Conversation) -> None:
+    infos, move = search(gui, KIWIPETE, "go nodes 5000")
+    assert infos and all(int(info_fields(line)["nodes"]) <= 5000 for line in infos)
+    assert_legal(KIWIPETE, move)
+
+
+def test_go_movetime_uses_most_of_the_time_and_no_more(gui: Conversation) -> None:
+    gui.send(f"position fen {KIWIPETE}")
+    started = time.monotonic()
+    gui.send("go movetime 300")
+    move = gui.read_until("bestmove")[-1].split()[1]
+    elapsed = time.monotonic() - started
+    assert 0.15 < elapsed < 0.3 + 0.1
+    assert_legal(KIWIPETE, move)
+
+
+@pytest.mark.parametrize(("go", "most"), [
+    # Black to move with one second: the engine reads btime, not White's ten minutes.
+    ("go wtime 600000 btime 1000", 0.4),
+    ("go wtime 600000 btime 1000 winc 0 binc 100", 0.5),
+    ("go wtime 600000 btime 2000 movestogo 1", 0.4 * 2 + 0.1),
+    ("go wtime 600000 btime -50", 0.2),  # a clock already below zero
+])
+def test_go_with_clocks_stays_within_the_clock(gui: Conversation, go: str, most: float) -> None:
+    after_e4 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
+    gui.send(f"position fen {after_e4}")
+    started = time.monotonic()
+    gui.send(go)
+    move = gui.read_until("bestmove")[-1].split()[1]
+    assert time.monotonic() - started < most
+    assert_legal(after_e4, move)
+
+
+def test_go_mate_finds_the_mate_and_stops(gui: Conversation) -> None:
+    infos, move = search(gui, MATE_IN_TWO, "go mate 2")
+    last = info_fields(infos[-1])
+    assert last["score"] == "mate 2"
+    board = chess.Board(MATE_IN_TWO)
+    for text in last["pv"].split():
+        board.push_uci(text)
+    assert board.is_checkmate()
+    assert move == last["pv"].split()[0]
+
+
+def test_mate_is_reported_in_moves_from_the_engines_view() -> None:
+    with chess.engine.SimpleEngine.popen_uci(ENGINE_COMMAND, env=ENGINE_ENVIRONMENT) as engine:
+        winning = engine.analyse(chess.Board(MATE_IN_ONE), chess.engine.Limit(depth=3))
+        assert winning["score"].relative == chess.engine.Mate(1)
+        # Black's only move is Kg8, and then Rb8 mates.
+        losing = engine.analyse(chess.Board("7k/R7/8/8/8/8/8/1R4K1 b - - 0 1"),
+                                chess.engine.Limit(depth=3))
+        assert losing["score"].relative == chess.engine.Mate(-1)
+
+
+@pytest.mark.parametrize(("go", "fen"), [
+    # The mate is found at depth 4 in milliseconds; `go infinite` must still wait for `stop`.
+    ("go infinite", MATE_IN_TWO),
+    ("go", KIWIPETE),  # no limit at all: search until stopped
+])
+def test_endless_search_answers_only_after_stop(gui: Conversation, go: str, fen: str) -> None:
+    gui.send(f"position fen {fen}")
+    gui.send(go)
+    time.sleep(0.3)
+    gui.send("isready")
+    lines = gui.read_until("readyok", timeout=2)  # answered during the search
+    assert not any(line.startswith("bestmove") for line in lines + gui.pending())
+    gui.send("stop")
+    assert_legal(fen, gui.read_until("bestmove")[-1].split()[1])
+
+
+def test_isready_is_answered_at_once_during_a_search(gui: Conversation) -> None:
+    gui.send(f"position fen {KIWIPETE}")
+    gui.send("go infinite")
+    time.sleep(0.2)
+    asked = time.monotonic()
+    gui.send("isready")
+    lines = gui.read_until("readyok", timeout=2)
+    assert time.monotonic() - asked < 0.2
+    assert not any(line.startswith("bestmove") for line in lines)
+    gui.send("stop")
+    gui.read_until("bestmove")
+
+
+def test_the_search_ignores_a_position_sent_while_it_runs(gui: Conversation) -> None:
+    gui.send("position startpos")
+    gui.send("go infinite")
+    gui.send(f"position fen {ENDGAME}")
+    time.sleep(0.2)
+    gui.send("stop")
+    move = gui.read_until("bestmove")[-1].split()[1]
+    assert_legal(chess.STARTING_FEN, move)
+    infos, move = search(gui, ENDGAME, "go depth 1")  # the new position is there afterwards
+    assert_legal(ENDGAME, move)
+
+
+def test_a_second_go_during_a_search_is_an_error(gui: Conversation) -> None:
+    gui.send("go infinite")
+    gui.send("go depth 2")
+    assert "already running" in gui.read_until(ERROR)[-1]
+    gui.send("stop")
+    gui.read_until("bestmove")
+    gui.send("go depth 2")  # and accepted once the first has answered
+    assert_legal(chess.STARTING_FEN, gui.read_until("bestmove")[-1].split()[1])
+
+
+@pytest.mark.parametrize("command", ["go depth x", "go depth -1", "go nodes", "go sideways",
+                                     "go movetime 1.5"])
+def test_bad_go_commands_are_errors(command: str) -> None:
+    assert talk(f"uci\n{command}\nisready\n")[-2:][0].startswith(ERROR)
+
+
+# Stopping, and a legal bestmove whatever happens
+
+
+def test_stop_is_answered_promptly() -> None:
+    engine = subprocess.Popen(ENGINE_COMMAND, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              text=True, env=ENGINE_ENVIRONMENT)
+    assert engine.stdin is not None and engine.stdout is not None
+    engine.stdin.write("uci\nposition startpos moves e2e4\ngo infinite\n")
+    engine.stdin.flush()
+    time.sleep(0.5)
+    stopped = time.monotonic()
+    engine.stdin.write("stop\n")
+    engine.stdin.flush()
+    line = ""
+    for line in engine.stdout:
+        if line.startswith("bestmove"):
+            break
+    assert time.monotonic() - stopped < 0.3
+    after_e4 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
+    assert_legal(after_e4, line.split()[1])
+    engine.stdin.write("quit\n")
+    engine.stdin.flush()
+    assert engine.wait(timeout=5) == 0
+
+
+@pytest.mark.parametrize("fen", [MATED, STALEMATE])
+def test_no_legal_move_gives_the_null_move(gui: Conversation, fen: str) -> None:
+    assert not any(chess.Board(fen).legal_moves)
+    infos, move = search(gui, fen, "go movetime 50")
+    assert move == "0000"
+    assert all(" pv" not in line for line in infos)
+
+
+@pytest.mark.parametrize("go", ["go depth 0", "go nodes 1", "go movetime 1"])
+def test_tiny_limits_still_give_a_legal_move(gui: Conversation, go: str) -> None:
+    _, move = search(gui, KIWIPETE, go)
+    assert_legal(KIWIPETE, move)
+
+
+def test_stop_straight_after_go_gives_a_legal_move(gui: Conversation) -> None:
+    for _ in range(3):
+        gui.send(f"position fen {KIWIPETE}")
+        gui.send("go infinite")
+        gui.send("stop")
+        assert_legal(KIWIPETE, gui.read_until("bestmove")[-1].split()[1])
+
+
+def test_end_of_input_during_a_search_still_gives_a_bestmove() -> None:
+    lines = talk("uci\nposition startpos\ngo infinite\n")
+    assert lines[-1].startswith("bestmove")
+    assert_legal(chess.STARTING_FEN, lines[-1].split()[1])
+
+
+def test_bestmove_is_legal_in_random_positions(gui: Conversation) -> None:
+    generator = random.Random(2026)
+    for _ in range(12):
+        board = chess.Board()
+        for _ in range(generator.randrange(4, 60)):
+            moves = list(board.legal_moves)
+            if not moves:
+                break
+            board.push(generator.choice(moves))
+        _, move = search(gui, board.fen(), "go nodes 1500")
+        if any(board.legal_moves):
+            assert_legal(board.fen(), move)
+        else:
+            assert move == "0000"
+
+
+# Games through python-chess's UCI client
+
+
+def play_game(engine: chess.engine.SimpleEngine, board: chess.Board, plies: int,
+              limit: chess.engine.Limit) -> chess.Board:
+    """Let the engine play both sides for `plies` half-moves, checking every move."""
+    for _ in range(plies):
+        if board.is_game_over(claim_draw=True):
+            break
+        result = engine.play(board, limit, info=chess.engine.INFO_ALL)
+        assert result.move is not None
+        assert result.move in board.legal_moves, f"illegal {result.move} in {board.fen()}"
+        assert result.info.get("pv", [result.move])[0] == result.move
+        board.push(result.move)
+    return board
+
+
+@pytest.mark.parametrize("opening", ["", "e2e4 c7c5 g1f3 d7d6 d2d4 c5d4 f3d4 g8f6 b1c3 a7a6"])
+def test_games_at_fixed_movetime_are_legal(opening: str) -> None:
+    board = chess.Board()
+    for text in opening.split():
+        board.push_uci(text)
+    with chess.engine.SimpleEngine.popen_uci(ENGINE_COMMAND, env=ENGINE_ENVIRONMENT) as engine:
+        play_game(engine, board, 24, chess.engine.Limit(time=0.05))
+
+
+def test_clock_game_never_loses_on_time() -> None:
+    clocks = {chess.WHITE: 1.5, chess.BLACK: 1.5}
+    board = chess.Board()
+    with chess.engine.SimpleEngine.popen_uci(ENGINE_COMMAND, env=ENGINE_ENVIRONMENT) as engine:
+        for _ in range(40):
+            if board.is_game_over(claim_draw=True):
+                break
+            started = time.monotonic()
+            result = engine.play(board, chess.engine.Limit(
+                white_clock=clocks[chess.WHITE], black_clock=clocks[chess.BLACK]))
+            clocks[board.turn] -= time.monotonic() - started
+            assert clocks[board.turn] > 0, "lost on time"
+            assert result.move in board.legal_moves
+            board.push(result.move)
+
+
+# The shell, for a person
+
+
+def test_go_depth_in_the_shell_prints_readable_lines_then_waits() -> None:
+    # No `uci`: each command waits for the search before it, so `stats` sees it finished.
+    lines = talk(f"position fen {ENDGAME}\ngo depth 3\nstats\n")
+    depth_lines = [line for line in lines if line.startswith("depth ")]
+    assert [int(line.split()[1].split("/")[0]) for line in depth_lines] == [1, 2, 3]
+    assert all(" kn/s " in line and " score " in line for line in depth_lines)
+    bestmove = lines.index(next(line for line in lines if line.startswith("bestmove")))
+    assert bestmove == len(depth_lines)  # the statistics come after the search
+    assert_legal(ENDGAME, lines[bestmove].split()[1])
+    stats = lines[bestmove + 1:]
+    assert {line.split()[0] for line in stats} >= {"nodes", "cutoffs", "seldepth", "qnodes"}
+    # The statistics are the whole search's: its node count is the last iteration's.
+    last_nodes = depth_lines[-1].split("nodes")[1].split()[0]
+    assert ["nodes", last_nodes] in [line.split() for line in stats]
+    assert any(line.startswith("nodes per second") for line in lines)
+    assert any(line.startswith("first-move cutoffs") and line.endswith("%") for line in lines)
+
+
+def test_shell_set_switches_a_technique() -> None:
+    def nodes_at_depth_4(switch: str) -> int:
+        lines = talk(f"{switch}\nposition fen {ENDGAME}\ngo depth 4\nstats\n")
+        assert not any(line.startswith(ERROR) for line in lines)
+        return next(int(line.split()[1].replace(",", "")) for line in lines
+                    if line.split()[:1] == ["nodes"] and "second" not in line)
+
+    assert nodes_at_depth_4("set ordering on") < nodes_at_depth_4("set ordering off")
+
+
+def test_shell_mate_is_shown_with_a_hash() -> None:
+    lines = talk(f"position fen {MATE_IN_TWO}\ngo depth 4\nisready\n")
+    assert any(" #2 " in line for line in lines if line.startswith("depth  4"))
+
+
+def test_stats_during_a_search_is_an_error(gui: Conversation) -> None:
+    gui.send("go infinite")
+    gui.send("stats")
+    assert "search is running" in gui.read_until(ERROR)[-1]
+    gui.send("stop")
+    gui.read_until("bestmove")
+
+
+def test_help_lists_the_new_commands() -> None:
+    names = {line.split()[0] for line in talk("help\n")}
+    assert {"setoption", "ucinewgame", "go", "stop", "set", "stats", "quit"} <= names
+
+
+def test_ucinewgame_goes_back_to_the_start() -> None:
+    lines = talk("position startpos moves e2e4 e7e5\nucinewgame\nd\n")
+    assert f"Fen: {chess.STARTING_FEN}" in lines
+
+
+def test_quit_during_a_search_ends_the_process_with_a_bestmove() -> None:
+    result = subprocess.run(ENGINE_COMMAND, input="uci\ngo infinite\nquit\nisready\n",
+                            capture_output=True, text=True, timeout=20,
+                            env=ENGINE_ENVIRONMENT, check=False)
+    assert result.returncode == 0 and result.stderr == ""
+    lines = result.stdout.splitlines()
+    assert lines[-1].startswith("bestmove") and "readyok" not in lines
