@@ -27,17 +27,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 
 from literate.stages import package_folder  # noqa: E402
+from search_positions import SEARCH_POSITIONS  # noqa: E402
 
 DEFAULT_STAGE = "stage-07.1-matches"
 
-POSITIONS = {
-    "start": "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
-    "kiwipete": "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
-    "italian": "r1bqk1nr/pppp1ppp/2n5/2b1p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4",
-    "middlegame": "r2q1rk1/pp2bppp/2n1pn2/3p4/3P1B2/2PB1N2/PP1N1PPP/R2Q1RK1 w - - 0 10",
-    "endgame": "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
-    "rook ending": "8/5pk1/6p1/8/3R4/6P1/5PK1/1r6 b - - 0 40",
-}
 
 
 def cb2026_speed(fen: str, seconds: float) -> dict[str, float]:
@@ -98,7 +91,7 @@ def main() -> int:
     options = parser.parse_args()
     sys.path.insert(0, str(package_folder(options.stage, ROOT)))
     rows = []
-    for name, fen in POSITIONS.items():
+    for name, fen in SEARCH_POSITIONS.items():
         ours = cb2026_speed(fen, options.seconds)
         theirs = sunfish_speed(fen, options.seconds)
         row = {"position": name, "fen": fen, "cb2026": ours, "sunfish": theirs}
