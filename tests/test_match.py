@@ -29,12 +29,21 @@ from cb2026.game import (
     engine_limit,
     game_to_pgn,
     length_end,
+    move_report,
+    parse_info_line,
     parse_time_control,
     resign_end,
     rules_end,
     time_control_header,
 )
-from cb2026.match import build_tasks, main, parse_engine_spec, parse_sprt
+from cb2026.match import (
+    build_pairs,
+    choose_openings,
+    journal_path,
+    main,
+    parse_engine_spec,
+    parse_sprt,
+)
 from cb2026.openings import Opening, builtin_openings
 
 pytestmark = pytest.mark.stage("stage-07.1-matches")
@@ -134,6 +143,8 @@ def test_pgn_of_a_game_from_a_fen() -> None:
     assert game.headers["Termination"] == "adjudication"
     assert [move.uci() for move in game.mainline_moves()] == ["e2e4", "e8d7"]
     assert game.end().comment.startswith("+0.30/5")
+    record.reports[0] = MoveReport(chess.Move.from_uci("e8d7"), -30, 5, 0.01, hashfull=412)
+    assert "hashfull=412" in str(game_to_pgn(record, {}))
 
 
 # A tiny UCI engine that plays its first legal move instantly, then misbehaves
@@ -233,12 +244,59 @@ def test_engine_spec_parsing() -> None:
 
 
 def test_sprt_parsing_and_schedule() -> None:
-    """SPRT fields parse; each opening is played twice with colours swapped."""
+    """SPRT fields parse; each pair plays its own opening twice with colours swapped."""
     test = parse_sprt("elo0=0 elo1=10 alpha=0.05 beta=0.1")
     assert (test.elo0, test.elo1, test.alpha, test.beta) == (0, 10, 0.05, 0.1)
-    tasks = build_tasks(builtin_openings()[:2], 3)
-    assert [task.first_plays_white for task in tasks] == [True, False, True]
-    assert tasks[0].opening == tasks[1].opening != tasks[2].opening
+    tasks = [task for pair in build_pairs(builtin_openings()[:2]) for task in pair.games()]
+    assert [task.index for task in tasks] == [0, 1, 2, 3]
+    assert [task.first_plays_white for task in tasks] == [True, False, True, False]
+    assert tasks[0].opening == tasks[1].opening != tasks[2].opening == tasks[3].opening
+
+
+def test_every_pair_gets_its_own_opening() -> None:
+    """No opening (not even one position reached twice) serves two pairs; too few is an error."""
+    book = builtin_openings()
+    chosen = choose_openings(book, len(book), seed=7)
+    assert len({opening.board().epd() for opening in chosen}) == len(book)
+    # An offset selects different openings from the same seeded order.
+    first, second = choose_openings(book, 10, 7), choose_openings(book, 10, 7, offset=10)
+    assert not set(first) & set(second)
+    assert choose_openings(book, 20, 7)[:10] == first
+    queens_pawn = Opening("d4 d5 Nf3", chess.STARTING_FEN, ("d2d4", "d7d5", "g1f3"))
+    transposed = Opening("Nf3 d5 d4", chess.STARTING_FEN, ("g1f3", "d7d5", "d2d4"))
+    with pytest.raises(ValueError, match="need 2 distinct openings, but the book has 1"):
+        choose_openings([queens_pawn, transposed], 2, seed=1)
+    with pytest.raises(ValueError, match="the book has"):
+        choose_openings(book, len(book) + 1, seed=1)
+
+
+def test_completed_depth_comes_from_the_line_that_supports_the_move() -> None:
+    """The report takes the last info line with a depth and a PV starting with the move.
+
+    python-chess's play() merges all lines, so a started but unfinished depth would
+    overwrite the depth of the finished one; the runner must not be fooled by that.
+    """
+    lines = [
+        "info depth 1 seldepth 2 score cp 20 nodes 30 pv e2e4 e7e5",
+        "info depth 2 seldepth 5 score mate 3 nodes 90 hashfull 12 pv d2d4",
+        "info depth 3 seldepth 7 score cp 35 nodes 400 hashfull 40 pv e2e4 e7e5 g1f3",
+        "info depth 4 currmove d2d4 currmovenumber 2 nodes 700 hashfull 55",
+        "info string depth 9 pv e2e4 is free text",
+    ]
+    report = move_report(lines, chess.Move.from_uci("e2e4"), chess.BLACK, 0.5)
+    assert (report.depth, report.seldepth, report.white_score) == (3, 7, -35)
+    assert (report.nodes, report.hashfull) == (700, 55)
+    assert not report.blind
+    mate = move_report(lines[:2], chess.Move.from_uci("d2d4"), chess.WHITE, 0.1)
+    assert mate.white_score == 100_000 - 3
+    blind = move_report(lines[3:], chess.Move.from_uci("e2e4"), chess.WHITE, 0.1)
+    assert blind.blind and blind.depth is None and blind.white_score is None
+    assert blind.nodes == 700
+    assert parse_info_line("info depth 2 score cp -15 pv a2a3") == {
+        "depth": 2,
+        "score": -15,
+        "pv": "a2a3",
+    }
 
 
 def test_real_match_cb2026_against_itself(tmp_path: Path) -> None:
@@ -290,9 +348,167 @@ def test_real_match_cb2026_against_itself(tmp_path: Path) -> None:
             assert game.end().board().outcome(claim_draw=True) is not None
         else:
             assert record["termination"] == "adjudication"
-    # Colours alternate within each opening pair.
+    # Colours alternate within each opening pair; each pair has its own opening.
     assert [game.headers["White"] for game in games] == ["cb2026", "no-ordering"] * 2
     assert games[0].headers["Opening"] == games[1].headers["Opening"]
+    assert games[0].headers["Opening"] != games[2].headers["Opening"]
+    # One pentanomial count per pair, agreeing with the per-pair records and the games.
+    assert sum(summary["pentanomial"]) == len(summary["pairs"]) == 2
+    for pair in summary["pairs"]:
+        pair_games = [game for game in summary["games"] if game["pair"] == pair["pair"]]
+        assert pair["results"] == [game["result"] for game in pair_games]
+        assert pair["first_engine_points"] == sum(g["first_engine_points"] for g in pair_games)
+        assert summary["pentanomial"][int(2 * pair["first_engine_points"])] >= 1
+    # What the engines reported: every engine move is counted once, depths come from
+    # completed iterations, and the PGN comments carry the same depths.
+    moves = sum(engine["moves"] for engine in summary["engines"])
+    assert moves == sum(game["engine_plies"] for game in summary["games"])
+    comments = [node.comment for game in games for node in game.mainline() if node.comment]
+    engine_comments = [comment for comment in comments if comment != "book"]
+    assert len(engine_comments) == moves
+    blind = sum(engine["blind_moves"] for engine in summary["engines"])
+    assert blind == sum(comment.startswith("?") for comment in engine_comments)
+    for engine in summary["engines"]:
+        assert 1 <= engine["depth"]["min"] <= engine["depth"]["median"]
+        assert 0 < engine["nodes_per_move"] <= 300 * 1.1
+        # cb2026 reports hashfull with every completed iteration.
+        assert engine["hashfull"]["moves"] >= engine["moves"] - engine["blind_moves"]
+    assert all("hashfull=" in comment for comment in engine_comments if "/" in comment)
+
+
+def test_moves_without_a_principal_variation_are_blind(tmp_path: Path) -> None:
+    """The fake engine sends a depth but never a PV, so none of its moves has a report."""
+    status, summary, games = run_main(
+        [
+            "--engine",
+            fake_engine_spec(tmp_path, "good"),
+            "--engine",
+            f"cmd={shlex.quote(CB2026)} name=cb2026",
+            "--games",
+            "1",
+            "--nodes",
+            "200",
+            "--max-moves",
+            "6",
+        ],
+        tmp_path,
+    )
+    assert status == 0 and summary["games_planned"] == summary["games_played"] == 2
+    fake, real = summary["engines"]
+    assert fake["moves"] > 0 and fake["blind_moves"] == fake["moves"]
+    assert fake["depth"] == {"mean": None, "median": None, "min": None}
+    assert real["blind_moves"] < real["moves"]
+
+
+def test_an_opening_file_too_small_for_the_match_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """Three EPD positions cannot serve four pairs: a usage error before any game."""
+    book = tmp_path / "three.epd"
+    book.write_text(
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - id \"e4\";\n"
+        "rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq - id \"d4\";\n"
+        "rnbqkbnr/pppppppp/8/8/2P5/8/PP1PPPPP/RNBQKBNR b KQkq - id \"c4\";\n"
+    )
+    arguments = ["--engine", "cmd=a", "--engine", "cmd=b", "--nodes", "1", "--quiet"]
+    with pytest.raises(SystemExit) as stopped:
+        main([*arguments, "--games", "8", "--openings", str(book)])
+    assert stopped.value.code == 2
+    assert "4 game pairs from opening offset 0 need 4 distinct openings" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main([*arguments, "--games", "4", "--openings", str(book), "--opening-offset", "2"])
+
+
+def cb2026_pair_arguments(games: int) -> list[str]:
+    """Return the arguments of a short fixed-node match of cb2026 against itself."""
+    return [
+        "--engine",
+        f"cmd={shlex.quote(CB2026)} name=cb2026",
+        "--engine",
+        f"cmd={shlex.quote(CB2026)} name=no-ordering option.Ordering=false",
+        "--games",
+        str(games),
+        "--nodes",
+        "300",
+        "--max-moves",
+        "12",
+    ]
+
+
+def played_games(summary: dict, games: list[chess.pgn.Game]) -> list[tuple]:
+    """Return each game's opening, players, moves and result: what a rerun must repeat."""
+    return [
+        (game.headers["Opening"], game.headers["White"], record["result"],
+         [move.uci() for move in game.mainline_moves()])
+        for game, record in zip(games, summary["games"], strict=True)
+    ]
+
+
+def test_resumed_match_equals_a_straight_run(tmp_path: Path) -> None:
+    """Two games, then --resume to six: the same games as six games in one go."""
+    straight_folder, resumed_folder = tmp_path / "straight", tmp_path / "resumed"
+    straight_folder.mkdir()
+    resumed_folder.mkdir()
+    status, straight, straight_games = run_main(cb2026_pair_arguments(6), straight_folder)
+    assert status == 0
+    status, first_part, _ = run_main(cb2026_pair_arguments(2), resumed_folder)
+    assert status == 0 and first_part["games_played"] == 2
+    journal = journal_path(resumed_folder / "result.json").read_text().splitlines()
+    assert len(journal) == 1 + 2
+    status, resumed, resumed_games = run_main(
+        [*cb2026_pair_arguments(6), "--resume"], resumed_folder
+    )
+    assert status == 0
+    assert resumed["games_resumed"] == 2 and resumed["games_played"] == 6
+    assert played_games(resumed, resumed_games) == played_games(straight, straight_games)
+    assert resumed["pentanomial"] == straight["pentanomial"]
+    assert resumed["pairs"] == straight["pairs"]
+    for resumed_engine, straight_engine in zip(resumed["engines"], straight["engines"], strict=True):
+        for key in ("moves", "blind_moves", "depth", "nodes_per_move"):
+            assert resumed_engine[key] == straight_engine[key]
+    # A second resume finds nothing left to play.
+    status, again, _ = run_main([*cb2026_pair_arguments(6), "--resume"], resumed_folder)
+    assert again["games_resumed"] == 6 and again["pairs"] == straight["pairs"]
+
+
+def test_resume_refuses_another_matchs_journal(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """A journal written at 300 nodes cannot be continued at 400, nor a cut line misread."""
+    status, _, _ = run_main(cb2026_pair_arguments(2), tmp_path)
+    assert status == 0
+    other = [*cb2026_pair_arguments(4), "--resume", "--json", str(tmp_path / "result.json")]
+    other[other.index("300")] = "400"
+    with pytest.raises(SystemExit):
+        main(other)
+    assert "belongs to another match" in capsys.readouterr().err
+    # A last line cut off mid-write is dropped: its game is played again.
+    path = journal_path(tmp_path / "result.json")
+    lines = path.read_text().splitlines()
+    path.write_text("\n".join([*lines[:-1], lines[-1][:40]]))
+    status, summary, _ = run_main([*cb2026_pair_arguments(2), "--resume"], tmp_path)
+    assert status == 0 and summary["games_resumed"] == 1 and summary["games_played"] == 2
+
+
+def test_dask_cluster_plays_the_same_games(tmp_path: Path) -> None:
+    """Three pairs sent as tasks to two Dask worker processes give the local run's games."""
+    distributed = pytest.importorskip("distributed")
+    local_folder, cluster_folder = tmp_path / "local", tmp_path / "cluster"
+    local_folder.mkdir()
+    cluster_folder.mkdir()
+    status, local, local_games = run_main(cb2026_pair_arguments(6), local_folder)
+    assert status == 0
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as cluster:
+        status, remote, remote_games = run_main(
+            [*cb2026_pair_arguments(6), "--scheduler", cluster.scheduler_address],
+            cluster_folder,
+        )
+    assert status == 0
+    assert remote["scheduler"].startswith("tcp://")
+    assert played_games(remote, remote_games) == played_games(local, local_games)
+    assert remote["pentanomial"] == local["pentanomial"]
 
 
 def test_clocks_with_a_real_engine(tmp_path: Path) -> None:
@@ -374,12 +590,16 @@ def test_unstartable_engine_is_reported(tmp_path: Path, capsys: pytest.CaptureFi
 def test_sprt_stops_the_match_early(tmp_path: Path) -> None:
     """A clearly weaker engine is rejected by the SPRT long before the planned game count.
 
-    The broken engine fails at its fourth move. From the start position that
+    The broken engine fails at its fourth move. From a 2-ply opening that
     loses the game; from an 8-ply opening the 5-move length limit draws it
     first. Mixed losses and draws give the variance the SPRT needs.
     """
+    # Ten 8-ply openings (draws) and ten 2-ply ones (losses), one per pair.
+    short_lines = ["e4 e5", "d4 d5", "c4 c5", "Nf3 Nf6", "e4 c5", "d4 Nf6", "e4 e6", "e4 c6",
+                   "g3 g6", "b3 b6"]
+    long_lines = [" ".join(opening.moves) for opening in builtin_openings()[:10]]
     book = tmp_path / "book.txt"
-    book.write_text("e4 e5 Nf3 Nc6 Bb5 a6 Ba4 Nf6\n" + chess.STARTING_FEN + "\n")
+    book.write_text("\n".join(short_lines + long_lines) + "\n")
     status, summary, _ = run_main(
         [
             "--engine",
@@ -387,7 +607,7 @@ def test_sprt_stops_the_match_early(tmp_path: Path) -> None:
             "--engine",
             fake_engine_spec(tmp_path, "good"),
             "--games",
-            "400",
+            "40",
             "--concurrency",
             "2",
             "--nodes",

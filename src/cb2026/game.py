@@ -5,6 +5,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import subprocess
 import threading
 import time
 from dataclasses import dataclass, field
@@ -225,6 +227,14 @@ class MoveReport:
     depth: int | None
     elapsed_seconds: float
     failure: GameEnd | None = None
+    seldepth: int | None = None
+    nodes: int | None = None
+    hashfull: int | None = None
+
+    @property
+    def blind(self) -> bool:
+        """Return whether the engine played the move without a completed search behind it."""
+        return self.move is not None and self.depth is None
 
 
 def loss_for(color: chess.Color, termination: str, reason: str) -> GameEnd:
@@ -237,12 +247,80 @@ def failed_move(board: chess.Board, elapsed: float, termination: str, reason: st
     return MoveReport(None, None, None, elapsed, loss_for(board.turn, termination, reason))
 
 
-def white_score(info: chess.engine.InfoDict) -> int | None:
-    """Return the engine's last reported score in centipawns from White's view, if any."""
-    score = info.get("score")
-    if score is None:
-        return None
-    return score.white().score(mate_score=MATE_SCORE)
+# The numeric fields of a UCI "info" line that a move report keeps.
+INFO_NUMBERS = ("depth", "seldepth", "nodes", "hashfull")
+
+
+def mover_score(kind: str, value: int) -> int:
+    """Return a UCI score ("cp" or "mate" and its number) in centipawns from the mover's view."""
+    if kind == "cp":
+        return value
+    # A shorter mate scores higher, as in python-chess: mate in 3 is MATE_SCORE - 3.
+    return MATE_SCORE - value if value > 0 else -MATE_SCORE - value
+
+
+def parse_info_line(line: str) -> dict[str, int | str]:
+    """Return depth, seldepth, nodes, hashfull, score (mover's view) and pv (first move)."""
+    words = line.split()
+    fields: dict[str, int | str] = {}
+    for position, word in enumerate(words[:-1]):
+        following = words[position + 1]
+        if word == "string":
+            break
+        if word in INFO_NUMBERS and following.isdigit():
+            fields[word] = int(following)
+        elif word == "score" and following in ("cp", "mate") and position + 2 < len(words):
+            with contextlib.suppress(ValueError):
+                fields["score"] = mover_score(following, int(words[position + 2]))
+        elif word == "pv":
+            fields["pv"] = following
+    return fields
+
+
+class ReportingUciProtocol(chess.engine.UciProtocol):
+    """python-chess's UCI client, keeping the "info" lines of the current search."""
+
+    def __init__(self) -> None:
+        """Start with no lines."""
+        super().__init__()
+        self.info_lines: list[str] = []
+
+    def line_received(self, line: str) -> None:
+        """Keep every "info" line (python-chess handles the rest as usual)."""
+        if line.startswith("info"):
+            self.info_lines.append(line)
+
+
+def open_uci_engine(command: list[str]) -> chess.engine.SimpleEngine:
+    """Return a started UCI engine whose info lines are kept (stderr discarded)."""
+    # Engines' stderr is dropped: an unread pipe fills and blocks the engine,
+    # and what it writes would garble the progress line.
+    return chess.engine.SimpleEngine.popen(
+        ReportingUciProtocol, command, stderr=subprocess.DEVNULL
+    )
+
+
+def move_report(
+    lines: list[str], move: chess.Move, mover: chess.Color, elapsed: float
+) -> MoveReport:
+    """Return the report of a move from the info lines the engine sent while choosing it."""
+    infos = [parse_info_line(line) for line in lines]
+    completed = [
+        info for info in infos if "depth" in info and info.get("pv") == move.uci()
+    ]
+    best = completed[-1] if completed else {}
+    latest = {key: info[key] for info in infos for key in ("nodes", "hashfull") if key in info}
+    score = best.get("score")
+    white_view = None if score is None else (score if mover == chess.WHITE else -score)
+    return MoveReport(
+        move,
+        white_view,
+        best.get("depth"),
+        elapsed,
+        seldepth=best.get("seldepth"),
+        nodes=latest.get("nodes"),
+        hashfull=latest.get("hashfull"),
+    )
 
 
 def kill_engine(engine: chess.engine.SimpleEngine, fired: threading.Event) -> None:
@@ -265,10 +343,12 @@ def request_move(
     watchdog = threading.Timer(timeout_seconds, kill_engine, (engine, fired))
     watchdog.daemon = True
     side = "White" if board.turn == chess.WHITE else "Black"
+    lines = engine.protocol.info_lines
+    lines.clear()
     start = time.monotonic()
     watchdog.start()
     try:
-        result = engine.play(board, limit, game=game_key, info=chess.engine.INFO_SCORE)
+        result = engine.play(board, limit, game=game_key)
     # Any engine fault (crash, garbage, illegal move) must lose the game, not stop the match.
     except Exception as error:
         elapsed = time.monotonic() - start
@@ -284,8 +364,7 @@ def request_move(
     elapsed = time.monotonic() - start
     if result.move is None:
         return failed_move(board, elapsed, "rules infraction", f"{side} engine returned no move")
-    depth = result.info.get("depth")
-    return MoveReport(result.move, white_score(result.info), depth, elapsed)
+    return move_report(list(lines), result.move, board.turn, elapsed)
 
 
 @dataclass
@@ -346,14 +425,15 @@ def play_game(
 
 
 def move_comment(report: MoveReport, color: chess.Color) -> str:
-    """Return a PGN comment with the mover's score, depth and time, e.g. "+0.35/12 0.120s"."""
+    """Return a PGN comment: the mover's score, depth and time, and hashfull if reported."""
     if report.white_score is None:
         score_text = "?"
     else:
         own_score = report.white_score if color == chess.WHITE else -report.white_score
         score_text = f"{own_score / 100:+.2f}"
     depth_text = f"/{report.depth}" if report.depth is not None else ""
-    return f"{score_text}{depth_text} {report.elapsed_seconds:.3f}s"
+    hash_text = f" hashfull={report.hashfull}" if report.hashfull is not None else ""
+    return f"{score_text}{depth_text} {report.elapsed_seconds:.3f}s{hash_text}"
 
 
 def game_to_pgn(record: GameRecord, headers: dict[str, str]) -> chess.pgn.Game:

@@ -17,13 +17,15 @@ import math
 import os
 import platform
 import queue
+import random
 import shlex
-import subprocess
+import statistics
 import sys
 import threading
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import TextIO
 
 import chess
 import chess.engine
@@ -39,16 +41,19 @@ from cb2026.elo import (
 )
 from cb2026.game import (
     Adjudication,
+    GameEnd,
     GameRecord,
     Limits,
+    MoveReport,
     game_to_pgn,
     limits_description,
     loss_for,
+    open_uci_engine,
     parse_time_control,
     play_game,
     time_control_header,
 )
-from cb2026.openings import Opening, builtin_openings, load_openings, select_openings
+from cb2026.openings import Opening, builtin_openings, load_openings
 
 DEFAULT_GAMES = 20
 
@@ -102,6 +107,22 @@ def parse_engine_spec(text: str) -> EngineSpec:
     return EngineSpec(name or Path(command[0]).name, command, options)
 
 
+def choose_openings(book: list[Opening], pairs: int, seed: int, offset: int = 0) -> list[Opening]:
+    """Return one distinct opening per pair: the book shuffled by `seed`, from `offset` on."""
+    distinct: dict[str, Opening] = {}
+    for opening in book:
+        # Two move orders that reach the same position are the same opening.
+        distinct.setdefault(opening.board().epd(), opening)
+    order = list(distinct.values())
+    random.Random(seed).shuffle(order)
+    if offset < 0 or offset + pairs > len(order):
+        raise ValueError(
+            f"{pairs} game pairs from opening offset {offset} need {offset + pairs} distinct"
+            f" openings, but the book has {len(order)}"
+        )
+    return order[offset : offset + pairs]
+
+
 @dataclass(frozen=True)
 class GameTask:
     """One scheduled game: its number, its opening pair, and who plays White."""
@@ -112,12 +133,24 @@ class GameTask:
     first_plays_white: bool
 
 
-def build_tasks(openings: list[Opening], games: int) -> list[GameTask]:
-    """Return the schedule: each opening twice in a row, colours swapped the second time."""
-    return [
-        GameTask(index, index // 2, openings[index // 2], first_plays_white=index % 2 == 0)
-        for index in range(games)
-    ]
+@dataclass(frozen=True)
+class PairTask:
+    """Two scheduled games from one opening: the first engine White, then Black."""
+
+    index: int
+    opening: Opening
+
+    def games(self) -> list[GameTask]:
+        """Return the pair's two games, numbered 2 * index and 2 * index + 1."""
+        return [
+            GameTask(2 * self.index + second, self.index, self.opening, second == 0)
+            for second in (0, 1)
+        ]
+
+
+def build_pairs(openings: list[Opening]) -> list[PairTask]:
+    """Return the schedule: one pair of games per opening."""
+    return [PairTask(index, opening) for index, opening in enumerate(openings)]
 
 
 def seat_colors(task: GameTask) -> dict[chess.Color, int]:
@@ -155,6 +188,9 @@ class MatchSettings:
     pgn_path: Path | None = None
     json_path: Path | None = None
     show_progress: bool = True
+    opening_offset: int = 0
+    resume: bool = False
+    scheduler: str | None = None
 
 
 @dataclass(frozen=True)
@@ -178,8 +214,7 @@ def first_engine_points(record: GameRecord, first_plays_white: bool) -> float:
 
 def open_engine(spec: EngineSpec) -> chess.engine.SimpleEngine:
     """Return a started engine process with the spec's UCI options set."""
-    # Engines' stderr is dropped so it cannot garble the progress line.
-    engine = chess.engine.SimpleEngine.popen_uci(list(spec.command), stderr=subprocess.DEVNULL)
+    engine = open_uci_engine(list(spec.command))
     try:
         engine.configure(spec.options)
     except Exception:
@@ -284,9 +319,11 @@ class MatchState:
         self.seats: list[EngineSeat] = []
         self.errors: list[str] = []
         self.wins = self.losses = self.draws = 0
+        self.journal: TextIO | None = None
+        self.resumed_games = 0
 
-    def add_result(self, result: GameResult) -> None:
-        """Count a finished game, update the progress line, and stop on an SPRT verdict."""
+    def add_result(self, result: GameResult, from_journal: bool = False) -> None:
+        """Count a finished game, journal it, update the progress line, stop on a verdict."""
         with self.lock:
             self.results.append(result)
             if result.first_engine_points == 1.0:
@@ -295,11 +332,31 @@ class MatchState:
                 self.losses += 1
             else:
                 self.draws += 1
+            if from_journal:
+                self.resumed_games += 1
+            elif self.journal is not None:
+                # One line per game, flushed at once: a crash loses only games in progress.
+                self.journal.write(json.dumps(result_to_json(result)) + "\n")
+                self.journal.flush()
             sprt = self.sprt()
             if sprt is not None and sprt.verdict != "continue":
                 self.stop.set()
             if self.settings.show_progress:
                 print("\r" + progress_line(self) + "\x1b[K", end="", file=sys.stderr, flush=True)
+
+    def completed_pairs(self) -> dict[int, list[GameResult]]:
+        """Return the results of every pair whose two games are both finished, by pair."""
+        pairs: dict[int, list[GameResult]] = {}
+        for result in sorted(self.results, key=lambda result: result.task.index):
+            pairs.setdefault(result.task.pair_index, []).append(result)
+        return {index: games for index, games in sorted(pairs.items()) if len(games) == 2}
+
+    def pentanomial(self) -> list[int]:
+        """Return how many completed pairs gave the first engine 0, 1/2, 1, 3/2 and 2 points."""
+        counts = [0] * 5
+        for games in self.completed_pairs().values():
+            counts[round(2 * sum(game.first_engine_points for game in games))] += 1
+        return counts
 
     def estimate(self) -> EloEstimate:
         """Return the Elo estimate of the first engine so far."""
@@ -330,22 +387,25 @@ def progress_line(state: MatchState) -> str:
     return line
 
 
-def run_worker(state: MatchState, tasks: queue.Queue[GameTask]) -> None:
-    """Play queued games with this thread's own pair of engine processes until done or stopped."""
+def run_worker(state: MatchState, pairs: queue.Queue[PairTask], skip: frozenset[int]) -> None:
+    """Play queued pairs with this thread's own two engine processes until done or stopped."""
     seats = [EngineSeat(spec) for spec in state.settings.engines]
     with state.lock:
         state.seats.extend(seats)
     try:
         while not state.stop.is_set():
             try:
-                task = tasks.get_nowait()
+                pair = pairs.get_nowait()
             except queue.Empty:
                 break
-            result = play_task(task, seats, state.settings)
-            # Games cut short by an interrupt say nothing about the engines.
-            if state.aborted:
-                break
-            state.add_result(result)
+            for task in pair.games():
+                if task.index in skip:
+                    continue
+                result = play_task(task, seats, state.settings)
+                # Games cut short by an interrupt say nothing about the engines.
+                if state.aborted:
+                    return
+                state.add_result(result)
     # Report a runner bug instead of letting the thread die silently.
     except Exception as error:
         with state.lock:
@@ -366,16 +426,14 @@ def abort_match(state: MatchState) -> None:
         seat.kill()
 
 
-def run_match(settings: MatchSettings) -> MatchState:
-    """Return the final tally of a match played by `concurrency` worker threads."""
-    tasks = build_tasks(settings.openings, settings.games)
-    state = MatchState(settings, len(tasks))
-    task_queue: queue.Queue[GameTask] = queue.Queue()
-    for task in tasks:
-        task_queue.put(task)
+def run_local_pairs(state: MatchState, pairs: list[PairTask], skip: frozenset[int]) -> None:
+    """Play the pairs on this machine with `concurrency` worker threads."""
+    pair_queue: queue.Queue[PairTask] = queue.Queue()
+    for pair in pairs:
+        pair_queue.put(pair)
     workers = [
-        threading.Thread(target=run_worker, args=(state, task_queue), daemon=True)
-        for _ in range(min(settings.concurrency, len(tasks)))
+        threading.Thread(target=run_worker, args=(state, pair_queue, skip), daemon=True)
+        for _ in range(min(state.settings.concurrency, len(pairs)))
     ]
     for worker in workers:
         worker.start()
@@ -386,10 +444,164 @@ def run_match(settings: MatchSettings) -> MatchState:
         abort_match(state)
         for worker in workers:
             worker.join(timeout=5)
+
+
+def run_match(settings: MatchSettings, previous: list[GameResult] | None = None) -> MatchState:
+    """Return the final tally of a match, continuing from `previous` (a journal) if given."""
+    pairs = build_pairs(settings.openings)
+    state = MatchState(settings, 2 * len(pairs))
+    for result in previous or []:
+        state.add_result(result, from_journal=True)
+    skip = frozenset(result.task.index for result in state.results)
+    remaining = [
+        pair for pair in pairs if any(task.index not in skip for task in pair.games())
+    ]
+    with contextlib.ExitStack() as stack:
+        if settings.json_path is not None:
+            state.journal = stack.enter_context(open_journal(settings, bool(previous)))
+        sprt = state.sprt()
+        if sprt is None or sprt.verdict == "continue":
+            if settings.scheduler is None:
+                run_local_pairs(state, remaining, skip)
+            else:
+                run_cluster_pairs(state, remaining, skip)
     if settings.show_progress:
         print(file=sys.stderr)
     state.results.sort(key=lambda result: result.task.index)
     return state
+
+
+def journal_path(json_path: Path) -> Path:
+    """Return the journal file that belongs to a JSON summary: result.journal.jsonl."""
+    return json_path.with_suffix(".journal.jsonl")
+
+
+def journal_header(settings: MatchSettings) -> dict[str, object]:
+    """Return what identifies a match in its journal: engines, limits, rules, openings."""
+    header = {
+        "engines": [asdict(spec) for spec in settings.engines],
+        "limits": asdict(settings.limits),
+        "adjudication": asdict(settings.adjudication),
+        "opening_source": settings.opening_source,
+        "seed": settings.seed,
+        "opening_offset": settings.opening_offset,
+    }
+    # A round trip through JSON turns tuples into lists, as in the file.
+    return json.loads(json.dumps(header))
+
+
+def open_journal(settings: MatchSettings, resuming: bool) -> TextIO:
+    """Return the journal opened for appending; a fresh match starts it with its header."""
+    assert settings.json_path is not None
+    path = journal_path(settings.json_path)
+    if resuming:
+        return path.open("a")
+    handle = path.open("w")
+    handle.write(json.dumps({"journal": journal_header(settings)}) + "\n")
+    handle.flush()
+    return handle
+
+
+REPORT_FIELDS = ("white_score", "depth", "seldepth", "nodes", "hashfull", "elapsed_seconds")
+
+
+def result_to_json(result: GameResult) -> dict[str, object]:
+    """Return one finished game as a journal line."""
+    record = result.record
+    return {
+        "index": result.task.index,
+        "opening": {"fen": record.opening.start_fen, "moves": list(record.opening.moves)},
+        "white": record.white_name,
+        "black": record.black_name,
+        "end": asdict(record.end) if record.end else None,
+        "failed_color": record.failed_color,
+        "wall_seconds": record.wall_seconds,
+        "reports": [
+            {"move": report.move.uci()} | {key: getattr(report, key) for key in REPORT_FIELDS}
+            for report in record.reports
+            if report.move is not None
+        ],
+        "pgn": result.pgn,
+    }
+
+
+def result_from_json(data: dict, task: GameTask) -> GameResult:
+    """Return the game of a journal line, checking that it is the scheduled game `task`."""
+    opening = {"fen": task.opening.start_fen, "moves": list(task.opening.moves)}
+    if data["opening"] != opening:
+        raise ValueError(f"journal game {task.index + 1} was played from another opening")
+    record = GameRecord(data["white"], data["black"], task.opening)
+    record.reports = [
+        MoveReport(chess.Move.from_uci(report["move"]), failure=None, **{
+            key: report[key] for key in REPORT_FIELDS
+        })
+        for report in data["reports"]
+    ]
+    record.end = GameEnd(**data["end"]) if data["end"] else None
+    record.failed_color = data["failed_color"]
+    record.wall_seconds = data["wall_seconds"]
+    points = first_engine_points(record, task.first_plays_white)
+    return GameResult(task, record, data["pgn"], points)
+
+
+def read_journal(settings: MatchSettings) -> list[GameResult]:
+    """Return the games of the match's journal; raise ValueError if it is another match's."""
+    assert settings.json_path is not None
+    path = journal_path(settings.json_path)
+    if not path.exists():
+        return []
+    lines = path.read_text().splitlines()
+    if not lines or json.loads(lines[0]).get("journal") != journal_header(settings):
+        raise ValueError(f"{path} belongs to another match (engines, limits or openings differ)")
+    tasks = {task.index: task for pair in build_pairs(settings.openings) for task in pair.games()}
+    results: dict[int, GameResult] = {}
+    for number, line in enumerate(lines[1:], start=2):
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError:
+            if number == len(lines):
+                break
+            raise ValueError(f"{path}:{number} is not a journal line") from None
+        if data["index"] not in tasks:
+            raise ValueError(f"{path} holds game {data['index'] + 1}, beyond this match")
+        results[data["index"]] = result_from_json(data, tasks[data["index"]])
+    return [results[index] for index in sorted(results)]
+
+
+def play_pair_on_new_engines(
+    pair: PairTask, settings: MatchSettings, skip: frozenset[int]
+) -> list[GameResult]:
+    """Return the results of a pair's games, played with engines started for it (a Dask task)."""
+    seats = [EngineSeat(spec) for spec in settings.engines]
+    try:
+        return [play_task(task, seats, settings) for task in pair.games() if task.index not in skip]
+    finally:
+        for seat in seats:
+            seat.close()
+
+
+def run_cluster_pairs(state: MatchState, pairs: list[PairTask], skip: frozenset[int]) -> None:
+    """Play the pairs as tasks on the Dask scheduler of the settings, tallying as they finish."""
+    # Imported here: only a match spread over machines needs Dask installed.
+    from distributed import Client, as_completed
+
+    with Client(state.settings.scheduler) as client:
+        futures = [
+            client.submit(play_pair_on_new_engines, pair, state.settings, skip, pure=False)
+            for pair in pairs
+        ]
+        try:
+            for future in as_completed(futures):
+                for result in future.result():
+                    state.add_result(result)
+                if state.stop.is_set():
+                    break
+        except KeyboardInterrupt:
+            state.aborted = True
+        # A task that raised is a runner bug on a worker: report it, stop the match.
+        except Exception as error:
+            state.errors.append(f"{type(error).__name__}: {error}")
+        client.cancel(futures)
 
 
 def result_lines(state: MatchState) -> list[str]:
@@ -445,14 +657,16 @@ def machine_info() -> dict[str, object]:
     }
 
 
-def engine_summary(spec: EngineSpec, engine_ids: dict[str, str]) -> dict[str, object]:
-    """Return the JSON description of one engine."""
+def engine_summary(
+    spec: EngineSpec, engine_ids: dict[str, str], results: list[GameResult], engine: int
+) -> dict[str, object]:
+    """Return the JSON description of one engine (0 = first), with its search reports."""
     return {
         "name": spec.name,
         "command": list(spec.command),
         "options": spec.options,
         "id_name": engine_ids.get(spec.name),
-    }
+    } | search_summary([engine_reports(result, engine) for result in results])
 
 
 def elo_summary(estimate: EloEstimate) -> dict[str, object]:
@@ -464,6 +678,48 @@ def elo_summary(estimate: EloEstimate) -> dict[str, object]:
         "margin": json_number(estimate.margin),
         "confidence": estimate.confidence,
         "text": f"{format_elo(estimate.elo)} +/- {format_margin(estimate.margin)}",
+    }
+
+
+def mean_or_none(values: list[int]) -> float | None:
+    """Return the mean rounded to 2 decimals, or None for no values."""
+    return round(statistics.fmean(values), 2) if values else None
+
+
+def engine_reports(result: GameResult, engine: int) -> list[MoveReport]:
+    """Return the move reports of one engine (0 = first, 1 = second) in one game."""
+    first_mover = result.task.opening.board().turn
+    engine_color = chess.WHITE if (engine == 0) == result.task.first_plays_white else chess.BLACK
+    return result.record.reports[0 if engine_color == first_mover else 1 :: 2]
+
+
+def search_summary(games: list[list[MoveReport]]) -> dict[str, object]:
+    """Return what an engine reported over its games: moves, blind moves, depth, nodes, hash."""
+    reports = [report for game in games for report in game]
+    depths = [report.depth for report in reports if report.depth is not None]
+    nodes = [report.nodes for report in reports if report.nodes is not None]
+    hashfull = [report.hashfull for report in reports if report.hashfull is not None]
+    # The table fills as a game goes on, so its second half shows whether it was full.
+    late_hashfull = [
+        report.hashfull
+        for game in games
+        for report in game[len(game) // 2 :]
+        if report.hashfull is not None
+    ]
+    return {
+        "moves": len(reports),
+        "blind_moves": sum(report.blind for report in reports),
+        "depth": {
+            "mean": mean_or_none(depths),
+            "median": statistics.median(depths) if depths else None,
+            "min": min(depths, default=None),
+        },
+        "nodes_per_move": mean_or_none(nodes),
+        "hashfull": {
+            "mean": mean_or_none(hashfull),
+            "mean_second_half": mean_or_none(late_hashfull),
+            "moves": len(hashfull),
+        },
     }
 
 
@@ -494,6 +750,16 @@ def game_summary(result: GameResult) -> dict[str, object]:
     }
 
 
+def pair_summary(pair: int, games: list[GameResult]) -> dict[str, object]:
+    """Return the JSON description of one completed pair: its opening and both results."""
+    return {
+        "pair": pair + 1,
+        "opening": games[0].task.opening.name,
+        "results": [game.record.end.result if game.record.end else "*" for game in games],
+        "first_engine_points": sum(game.first_engine_points for game in games),
+    }
+
+
 def openings_summary(state: MatchState) -> dict[str, object]:
     """Return the JSON description of the opening source and the openings actually played."""
     pairs = sorted({result.task.pair_index for result in state.results})
@@ -501,6 +767,7 @@ def openings_summary(state: MatchState) -> dict[str, object]:
     return {
         "source": state.settings.opening_source,
         "seed": state.settings.seed,
+        "offset": state.settings.opening_offset,
         "used": [
             {"name": opening.name, "fen": opening.start_fen, "moves": list(opening.moves)}
             for opening in used
@@ -518,19 +785,26 @@ def match_summary(
     return {
         "event": settings.event,
         "date": started.isoformat(timespec="seconds"),
-        "engines": [engine_summary(spec, engine_ids) for spec in settings.engines],
+        "engines": [
+            engine_summary(spec, engine_ids, state.results, engine)
+            for engine, spec in enumerate(settings.engines)
+        ],
         "limits": limits,
         "adjudication": asdict(settings.adjudication),
         "concurrency": settings.concurrency,
+        "scheduler": settings.scheduler,
         "openings": openings_summary(state),
         "games_planned": settings.games,
         "games_played": games,
+        "games_resumed": state.resumed_games,
         "wins": state.wins,
         "losses": state.losses,
         "draws": state.draws,
         "score_fraction": json_number(score_fraction(state.wins, state.losses, state.draws)),
         "elo": elo_summary(state.estimate()),
         "sprt": sprt_summary(state),
+        "pentanomial": state.pentanomial(),
+        "pairs": [pair_summary(pair, games) for pair, games in state.completed_pairs().items()],
         "result_lines": result_lines(state),
         "games": [game_summary(result) for result in state.results],
         "machine": machine_info(),
@@ -603,7 +877,12 @@ def add_output_arguments(parser: argparse.ArgumentParser) -> None:
         "--sprt", help='stop early on an SPRT verdict: "elo0=0 elo1=10 alpha=0.05 beta=0.05"'
     )
     parser.add_argument("--pgn", type=Path, help="write all games to this PGN file")
-    parser.add_argument("--json", type=Path, help="write the results to this JSON file")
+    parser.add_argument(
+        "--json", type=Path, help="write the results to this JSON file (and a journal beside it)"
+    )
+    parser.add_argument(
+        "--resume", action="store_true", help="continue the match of --json from its journal"
+    )
     parser.add_argument("--event", default="cb2026 match", help="PGN Event header")
     parser.add_argument("--quiet", action="store_true", help="no progress line")
 
@@ -620,12 +899,20 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SPEC",
         help='engine spec, twice: "cmd=COMMAND [name=NAME] [option.NAME=VALUE ...]"',
     )
-    parser.add_argument("--games", type=int, default=DEFAULT_GAMES, help="number of games")
-    parser.add_argument("--concurrency", type=int, default=1, help="games played at once")
+    parser.add_argument(
+        "--games", type=int, default=DEFAULT_GAMES, help="number of games (odd: rounded up)"
+    )
+    parser.add_argument("--concurrency", type=int, default=1, help="pairs played at once")
     parser.add_argument(
         "--openings", type=Path, help="PGN, EPD, FEN or move-list file (default: built-in book)"
     )
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help="opening order seed")
+    parser.add_argument(
+        "--opening-offset", type=int, default=0, help="skip this many openings of the order"
+    )
+    parser.add_argument(
+        "--scheduler", metavar="ADDRESS", help="play pairs on a Dask cluster, e.g. tcp://host:8786"
+    )
     add_limit_arguments(parser)
     add_adjudication_arguments(parser)
     add_output_arguments(parser)
@@ -676,18 +963,21 @@ def settings_from_arguments(arguments: argparse.Namespace) -> MatchSettings:
     """Return the match settings of parsed arguments; raises ValueError on bad input."""
     if arguments.games < 1 or arguments.concurrency < 1:
         raise ValueError("--games and --concurrency must be at least 1")
+    if arguments.resume and arguments.json is None:
+        raise ValueError("--resume needs --json: the journal lives beside the JSON file")
     if arguments.openings:
         book, source = load_openings(arguments.openings), str(arguments.openings)
     else:
         book, source = builtin_openings(), "built-in"
+    # The pair is the unit of a match: an odd number of games is rounded up.
     pairs = (arguments.games + 1) // 2
     return MatchSettings(
         engines=engines_from_arguments(arguments),
         limits=limits_from_arguments(arguments),
         adjudication=adjudication_from_arguments(arguments),
-        openings=select_openings(book, pairs, arguments.seed),
+        openings=choose_openings(book, pairs, arguments.seed, arguments.opening_offset),
         opening_source=source,
-        games=arguments.games,
+        games=2 * pairs,
         concurrency=arguments.concurrency,
         seed=arguments.seed,
         sprt=parse_sprt(arguments.sprt) if arguments.sprt else None,
@@ -695,6 +985,9 @@ def settings_from_arguments(arguments: argparse.Namespace) -> MatchSettings:
         pgn_path=arguments.pgn,
         json_path=arguments.json,
         show_progress=not arguments.quiet,
+        opening_offset=arguments.opening_offset,
+        resume=arguments.resume,
+        scheduler=arguments.scheduler,
     )
 
 
@@ -713,8 +1006,12 @@ def main(arguments: list[str] | None = None) -> int:
     namespace = parser.parse_args(arguments)
     try:
         settings = settings_from_arguments(namespace)
+        previous = read_journal(settings) if settings.resume else []
     except (ValueError, OSError) as error:
         parser.error(str(error))
+    if settings.games != namespace.games:
+        print(f"match: {namespace.games} games rounded up to {settings.games} (whole pairs)",
+              file=sys.stderr)
     try:
         engine_ids = probe_engines(settings.engines)
     # Any start-up failure (missing command, unknown option) is reported, not raised.
@@ -723,7 +1020,7 @@ def main(arguments: list[str] | None = None) -> int:
         return 2
     started = datetime.datetime.now(datetime.UTC)
     clock_start = time.monotonic()
-    state = run_match(settings)
+    state = run_match(settings, previous)
     wall = time.monotonic() - clock_start
     for line in result_lines(state):
         print(line)
