@@ -463,7 +463,8 @@ def test_resumed_match_equals_a_straight_run(tmp_path: Path) -> None:
     assert played_games(resumed, resumed_games) == played_games(straight, straight_games)
     assert resumed["pentanomial"] == straight["pentanomial"]
     assert resumed["pairs"] == straight["pairs"]
-    for resumed_engine, straight_engine in zip(resumed["engines"], straight["engines"], strict=True):
+    engines = zip(resumed["engines"], straight["engines"], strict=True)
+    for resumed_engine, straight_engine in engines:
         for key in ("moves", "blind_moves", "depth", "nodes_per_move"):
             assert resumed_engine[key] == straight_engine[key]
     # A second resume finds nothing left to play.
