@@ -85,20 +85,27 @@ def test_zero_games() -> None:
 
 
 def test_all_wins_and_all_losses() -> None:
-    """A perfect score is an infinite Elo difference with an unbounded interval."""
+    """A perfect score: +inf Elo, a one-sided exact bound, and a finite SPRT ratio."""
     wins = elo_estimate(10, 0, 0)
-    assert wins.elo == math.inf and wins.margin == math.inf
+    assert wins.elo == math.inf and wins.margin == math.inf and wins.upper == math.inf
+    # Exact bound: the share of non-wins is at most 1 - 0.05^(1/10) = 0.2589.
+    assert wins.lower == pytest.approx(elo_from_score(0.05**0.1))
     assert format_elo(wins.elo) == "+inf" and format_margin(wins.margin) == "inf"
     losses = elo_estimate(0, 10, 0)
     assert losses.elo == -math.inf and format_elo(losses.elo) == "-inf"
-    # Zero variance carries no evidence in the normal approximation.
-    assert sprt_log_likelihood_ratio(10, 0, 0, 0, 10) == 0.0
+    assert losses.upper == pytest.approx(-wins.lower) and losses.lower == -math.inf
+    # The exact ratio of ten wins: 10 log(s1 / s0).
+    expected = 10 * math.log(score_from_elo(10) / score_from_elo(0))
+    assert sprt_log_likelihood_ratio(10, 0, 0, 0, 10) == pytest.approx(expected)
 
 
 def test_all_draws() -> None:
-    """All draws: exactly even, with a zero-width interval."""
+    """All draws: exactly even, with an honest symmetric interval, never zero width."""
     estimate = elo_estimate(0, 0, 10)
-    assert estimate.elo == 0.0 and estimate.margin == 0.0
+    share = 1 - 0.05**0.1
+    assert estimate.elo == 0.0 and estimate.margin > 0
+    assert estimate.upper == pytest.approx(elo_from_score(0.5 + share / 2))
+    assert estimate.lower == pytest.approx(-estimate.upper)
     assert format_elo(estimate.elo) == "+0.0"
 
 
