@@ -1,15 +1,17 @@
 # Generated from the book by tools/literate, from chapters stage-07.1-matches.
 # Do not edit: change the chapters and run `make tangle`.
 
-"""Match statistics: Elo difference, its confidence interval, and the SPRT.
+"""Match statistics: Elo difference, its confidence interval, LOS and the SPRT.
 
 Every formula here works on the results of one engine (called A) against
-another (called B): wins, losses and draws counted from A's side.
+another (called B), counted from A's side: wins, losses and draws of single
+games, or the pentanomial counts of colour-reversed game pairs.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
 
@@ -96,22 +98,22 @@ class EloEstimate:
         return (self.upper - self.lower) / 2
 
 
-def elo_estimate(
-    wins: int, losses: int, draws: int, confidence: float = DEFAULT_CONFIDENCE
+def estimate_from_scores(
+    mean: float, variance: float, samples: int, confidence: float = DEFAULT_CONFIDENCE
 ) -> EloEstimate:
-    """Return the Elo difference with a confidence interval from a W/L/D record.
+    """Return the Elo difference and its interval from `samples` independent scores.
 
-    The mean score is approximately normal with standard error
-    sqrt(variance / N) (central limit theorem); the interval of the score,
-    mean +/- z * standard error, is mapped through the logistic model to Elo,
-    as cutechess-cli does. With zero variance (all wins, all draws, all
-    losses) the interval collapses onto the point estimate.
+    The mean of many independent scores is close to normal with standard error
+    sqrt(variance / samples) (central limit theorem); the score interval
+    mean +/- z * standard error is mapped through the logistic model to Elo, as
+    cutechess-cli, fishtest and OpenBench do. No samples give NaN; samples all
+    alike (zero variance) get the exact bounds of `single_outcome_estimate`.
     """
-    games = game_count(wins, losses, draws)
-    mean = score_fraction(wins, losses, draws)
-    if games == 0:
+    if samples == 0:
         return EloEstimate(math.nan, math.nan, math.nan, confidence)
-    standard_error = math.sqrt(score_variance(wins, losses, draws) / games)
+    if variance == 0.0:
+        return single_outcome_estimate(mean, samples, confidence)
+    standard_error = math.sqrt(variance / samples)
     # The two-sided quantile: 1.96 for a 95% interval.
     quantile = NormalDist().inv_cdf(0.5 + confidence / 2)
     return EloEstimate(
@@ -119,6 +121,18 @@ def elo_estimate(
         lower=elo_from_score(mean - quantile * standard_error),
         upper=elo_from_score(mean + quantile * standard_error),
         confidence=confidence,
+    )
+
+
+def elo_estimate(
+    wins: int, losses: int, draws: int, confidence: float = DEFAULT_CONFIDENCE
+) -> EloEstimate:
+    """Return the Elo difference with a confidence interval from a W/L/D record."""
+    return estimate_from_scores(
+        score_fraction(wins, losses, draws),
+        score_variance(wins, losses, draws),
+        game_count(wins, losses, draws),
+        confidence,
     )
 
 
@@ -138,6 +152,162 @@ def format_margin(value: float) -> str:
     if math.isinf(value):
         return "inf"
     return f"{value:.1f}"
+
+
+# A pair's points for the first engine, in the order of the pentanomial counts
+# [n0, n1/2, n1, n3/2, n2]: two losses; a loss and a draw; two draws, or a win
+# and a loss; a win and a draw; two wins.
+PAIR_POINTS = (0.0, 0.5, 1.0, 1.5, 2.0)
+
+
+def pair_count(counts: Sequence[int]) -> int:
+    """Return the number of game pairs in pentanomial counts [n0, n1/2, n1, n3/2, n2]."""
+    if len(counts) != len(PAIR_POINTS) or min(counts) < 0:
+        raise ValueError(f"pentanomial counts are five numbers >= 0, not {list(counts)}")
+    return sum(counts)
+
+
+def pair_scores(counts: Sequence[int]) -> tuple[int, float, float]:
+    """Return the pairs, A's mean score per game, and the variance of a pair's score per game.
+
+    A pair's score per game is its points / 2. With no pairs the mean and the
+    variance are NaN.
+    """
+    pairs = pair_count(counts)
+    if pairs == 0:
+        return 0, math.nan, math.nan
+    weighted = list(zip(counts, PAIR_POINTS, strict=True))
+    mean = sum(count * points / 2 for count, points in weighted) / pairs
+    variance = sum(count * (points / 2 - mean) ** 2 for count, points in weighted) / pairs
+    return pairs, mean, variance
+
+
+def pentanomial_estimate(
+    counts: Sequence[int], confidence: float = DEFAULT_CONFIDENCE
+) -> EloEstimate:
+    """Return the Elo difference with a confidence interval, each pair one sample."""
+    pairs, mean, variance = pair_scores(counts)
+    return estimate_from_scores(mean, variance, pairs, confidence)
+
+
+def superiority_from_scores(mean: float, variance: float, samples: int) -> float:
+    """Return the likelihood of superiority, Phi((mean - 1/2) / standard error), or NaN.
+
+    Samples all alike (zero variance) get the exact value of
+    `single_outcome_superiority` instead.
+    """
+    if samples == 0:
+        return math.nan
+    if variance == 0.0:
+        return single_outcome_superiority(mean, samples)
+    return NormalDist().cdf((mean - 0.5) / math.sqrt(variance / samples))
+
+
+def pentanomial_los(counts: Sequence[int]) -> float:
+    """Return the likelihood of superiority of A from pentanomial pair counts."""
+    pairs, mean, variance = pair_scores(counts)
+    return superiority_from_scores(mean, variance, pairs)
+
+
+def unseen_share_bound(samples: int, confidence: float) -> float:
+    """Return the largest share of unseen outcomes that `samples` results all alike allow.
+
+    With share q, all samples avoid it with chance (1 - q)^samples; the exact
+    one-sided binomial (Clopper-Pearson) bound puts that chance at 1 - confidence.
+    """
+    return 1.0 - (1.0 - confidence) ** (1.0 / samples)
+
+
+def single_outcome_estimate(score: float, samples: int, confidence: float) -> EloEstimate:
+    """Return exact Elo bounds when all `samples` results scored `score` (zero variance).
+
+    Unseen outcomes, of share at most q, may score anything from 0 to 1, so the
+    mean score lies between score * (1 - q) and score + q * (1 - score).
+    """
+    share = unseen_share_bound(samples, confidence)
+    return EloEstimate(
+        elo=elo_from_score(score),
+        lower=elo_from_score(score * (1.0 - share)),
+        upper=elo_from_score(score + share * (1.0 - score)),
+        confidence=confidence,
+    )
+
+
+def single_outcome_superiority(score: float, samples: int) -> float:
+    """Return the exact LOS when all `samples` results scored `score` (zero variance)."""
+    # An even opponent gives a result worth `score` > 1/2 with chance at most
+    # 1 / (2 score); the p-value is that chance to the power `samples`.
+    if score > 0.5:
+        return 1.0 - (0.5 / score) ** samples
+    if score < 0.5:
+        return (0.5 / (1.0 - score)) ** samples
+    return 0.5
+
+
+def format_interval(estimate: EloEstimate) -> str:
+    """Return "+35.2 +/- 12.0", or "at least +183.4" / "at most -183.4" when one end is open."""
+    lower_open, upper_open = math.isinf(estimate.lower), math.isinf(estimate.upper)
+    if math.isnan(estimate.elo) or (lower_open and upper_open):
+        return f"{format_elo(estimate.elo)} (no bounds)"
+    if upper_open:
+        return f"at least {format_elo(estimate.lower)}"
+    if lower_open:
+        return f"at most {format_elo(estimate.upper)}"
+    return f"{format_elo(estimate.elo)} +/- {format_margin(estimate.margin)}"
+
+
+def draw_ratio(wins: int, losses: int, draws: int) -> float:
+    """Return the share of games drawn, or NaN with no games."""
+    games = game_count(wins, losses, draws)
+    return draws / games if games else math.nan
+
+
+def level_pair_ratio(counts: Sequence[int]) -> float:
+    """Return the share of pairs that ended 1-1 (two draws, or a win each), or NaN."""
+    pairs = pair_count(counts)
+    return counts[PAIR_POINTS.index(1.0)] / pairs if pairs else math.nan
+
+
+@dataclass(frozen=True)
+class PairReport:
+    """The figures of a match played in colour-reversed pairs, as fishtest prints them."""
+
+    counts: tuple[int, ...]
+    estimate: EloEstimate
+    los: float
+    games: int
+    draw_ratio: float
+    level_pair_ratio: float
+
+    @property
+    def pairs(self) -> int:
+        """Return the number of complete pairs."""
+        return sum(self.counts)
+
+
+def pair_report(
+    counts: Sequence[int], wins: int, losses: int, draws: int,
+    confidence: float = DEFAULT_CONFIDENCE,
+) -> PairReport:
+    """Return the figures of a paired match from its pentanomial counts and its W/L/D."""
+    return PairReport(
+        counts=tuple(counts),
+        estimate=pentanomial_estimate(counts, confidence),
+        los=pentanomial_los(counts),
+        games=game_count(wins, losses, draws),
+        draw_ratio=draw_ratio(wins, losses, draws),
+        level_pair_ratio=level_pair_ratio(counts),
+    )
+
+
+def format_pair_report(report: PairReport) -> str:
+    """Return a paired match's figures on one line, in the manner of fishtest."""
+    confidence = f"{report.estimate.confidence:.0%}"
+    return (
+        f"Elo {format_interval(report.estimate)} ({confidence}), LOS {report.los:.1%}, "
+        f"games {report.games} (draws {report.draw_ratio:.1%}), pairs {report.pairs} "
+        f"{list(report.counts)} (1-1 {report.level_pair_ratio:.1%})"
+    )
 
 
 @dataclass(frozen=True)
@@ -169,34 +339,71 @@ def sprt_verdict(llr: float, lower_bound: float, upper_bound: float) -> str:
     return "continue"
 
 
+def single_outcome_likelihood(score: float, expected: float) -> float:
+    """Return the largest chance of a result worth `score` under a mean of `expected`."""
+    if score > expected:
+        return expected / score
+    if score < expected:
+        return (1.0 - expected) / (1.0 - score)
+    return 1.0
+
+
+def log_likelihood_ratio_from_scores(
+    mean: float, variance: float, samples: int, elo0: float, elo1: float
+) -> float:
+    """Return the GSPRT log-likelihood ratio of H1 (elo1) against H0 (elo0), approximately.
+
+    With s0 and s1 the expected scores under the two hypotheses (logistic
+    model), scores treated as normal with the observed mean and variance give
+    samples * (s1 - s0) (2 mean - s0 - s1) / (2 variance): Michel Van den
+    Bergh's approximation of the generalised log-likelihood ratio, used in
+    fishtest. No samples carry no evidence (0); samples all alike get the
+    exact ratio of `single_outcome_likelihood`.
+    """
+    if samples == 0:
+        return 0.0
+    score0, score1 = score_from_elo(elo0), score_from_elo(elo1)
+    if variance == 0.0:
+        ratio = single_outcome_likelihood(mean, score1) / single_outcome_likelihood(mean, score0)
+        return samples * math.log(ratio)
+    return samples * (score1 - score0) * (2.0 * mean - score0 - score1) / (2.0 * variance)
+
+
 def sprt_log_likelihood_ratio(
     wins: int, losses: int, draws: int, elo0: float, elo1: float
 ) -> float:
-    """Return the normal-approximation log-likelihood ratio of H1 (elo1) against H0 (elo0).
+    """Return the log-likelihood ratio of H1 (elo1) against H0 (elo0) for a W/L/D record."""
+    return log_likelihood_ratio_from_scores(
+        score_fraction(wins, losses, draws),
+        score_variance(wins, losses, draws),
+        game_count(wins, losses, draws),
+        elo0,
+        elo1,
+    )
 
-    With s0 and s1 the expected scores under the two hypotheses (logistic
-    model), the per-game score treated as normal with the observed mean and
-    variance gives LLR = N (s1 - s0) (2 mean - s0 - s1) / (2 variance); this
-    is the approximation engine testers use (see the Chess Programming Wiki,
-    "Sequential Probability Ratio Test", and Michel Van den Bergh's notes on
-    the fishtest SPRT). With no games or zero variance there is no evidence
-    yet, so the ratio is 0.
-    """
-    games = game_count(wins, losses, draws)
-    if games == 0:
-        return 0.0
-    variance = score_variance(wins, losses, draws)
-    if variance <= 0.0:
-        return 0.0
-    mean = score_fraction(wins, losses, draws)
-    score0, score1 = score_from_elo(elo0), score_from_elo(elo1)
-    return games * (score1 - score0) * (2.0 * mean - score0 - score1) / (2.0 * variance)
+
+def sprt_state_from_ratio(llr: float, alpha: float, beta: float) -> SprtState:
+    """Return the SPRT state of a log-likelihood ratio under Wald's bounds for alpha, beta."""
+    lower_bound, upper_bound = sprt_bounds(alpha, beta)
+    return SprtState(llr, lower_bound, upper_bound, sprt_verdict(llr, lower_bound, upper_bound))
 
 
 def sprt_state(
     wins: int, losses: int, draws: int, elo0: float, elo1: float, alpha: float, beta: float
 ) -> SprtState:
     """Return the SPRT log-likelihood ratio, bounds and verdict for a W/L/D record."""
-    lower_bound, upper_bound = sprt_bounds(alpha, beta)
     llr = sprt_log_likelihood_ratio(wins, losses, draws, elo0, elo1)
-    return SprtState(llr, lower_bound, upper_bound, sprt_verdict(llr, lower_bound, upper_bound))
+    return sprt_state_from_ratio(llr, alpha, beta)
+
+
+def pentanomial_log_likelihood_ratio(counts: Sequence[int], elo0: float, elo1: float) -> float:
+    """Return the log-likelihood ratio of H1 (elo1) against H0 (elo0) from pair counts."""
+    pairs, mean, variance = pair_scores(counts)
+    return log_likelihood_ratio_from_scores(mean, variance, pairs, elo0, elo1)
+
+
+def pentanomial_sprt(
+    counts: Sequence[int], elo0: float, elo1: float, alpha: float, beta: float
+) -> SprtState:
+    """Return the SPRT log-likelihood ratio, bounds and verdict for pentanomial pair counts."""
+    return sprt_state_from_ratio(pentanomial_log_likelihood_ratio(counts, elo0, elo1), alpha, beta)

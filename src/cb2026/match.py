@@ -32,12 +32,16 @@ import chess.engine
 
 from cb2026.elo import (
     EloEstimate,
+    PairReport,
     SprtState,
     elo_estimate,
     format_elo,
+    format_interval,
     format_margin,
+    format_pair_report,
+    pair_report,
+    pentanomial_sprt,
     score_fraction,
-    sprt_state,
 )
 from cb2026.game import (
     Adjudication,
@@ -359,27 +363,29 @@ class MatchState:
         return counts
 
     def estimate(self) -> EloEstimate:
-        """Return the Elo estimate of the first engine so far."""
+        """Return the Elo estimate of the first engine, counting games as independent."""
         return elo_estimate(self.wins, self.losses, self.draws)
 
+    def pair_report(self) -> PairReport:
+        """Return the figures of the completed pairs: Elo, interval, LOS, draw ratio."""
+        return pair_report(self.pentanomial(), self.wins, self.losses, self.draws)
+
     def sprt(self) -> SprtState | None:
-        """Return the SPRT state so far, or None when no SPRT was asked for."""
+        """Return the pentanomial SPRT state so far, or None when no SPRT was asked for."""
         test = self.settings.sprt
         if test is None:
             return None
-        return sprt_state(
-            self.wins, self.losses, self.draws, test.elo0, test.elo1, test.alpha, test.beta
-        )
+        return pentanomial_sprt(self.pentanomial(), test.elo0, test.elo1, test.alpha, test.beta)
 
 
 def progress_line(state: MatchState) -> str:
-    """Return the one-line progress report: games done, score, Elo, and the SPRT ratio."""
+    """Return the one-line progress report: games done, score, Elo of the pairs, the SPRT."""
     done = state.wins + state.losses + state.draws
     fraction = score_fraction(state.wins, state.losses, state.draws)
-    estimate = state.estimate()
+    report = state.pair_report()
     line = (
         f"Games {done}/{state.total_games}  W-L-D {state.wins}-{state.losses}-{state.draws}"
-        f" [{fraction:.3f}]  Elo {format_elo(estimate.elo)} +/- {format_margin(estimate.margin)}"
+        f" [{fraction:.3f}]  pairs {report.pairs}  Elo {format_interval(report.estimate)}"
     )
     sprt = state.sprt()
     if sprt is not None:
@@ -605,7 +611,7 @@ def run_cluster_pairs(state: MatchState, pairs: list[PairTask], skip: frozenset[
 
 
 def result_lines(state: MatchState) -> list[str]:
-    """Return the final report: the score line, the Elo line, and the SPRT line if any."""
+    """Return the final report: score, Elo of the pairs, Elo of the games alone, SPRT."""
     first, second = (spec.name for spec in state.settings.engines)
     wins, losses, draws = state.wins, state.losses, state.draws
     games = wins + losses + draws
@@ -616,9 +622,10 @@ def result_lines(state: MatchState) -> list[str]:
     else:
         estimate = state.estimate()
         lines[0] += f" [{score_fraction(wins, losses, draws):.3f}] {games} games"
+        lines.append(f"Pairs: {format_pair_report(state.pair_report())}")
         lines.append(
-            f"Elo difference: {format_elo(estimate.elo)} +/- {format_margin(estimate.margin)}"
-            f" ({estimate.confidence:.0%})"
+            f"Games counted singly: Elo {format_elo(estimate.elo)} +/- "
+            f"{format_margin(estimate.margin)} ({estimate.confidence:.0%})"
         )
     sprt = state.sprt()
     test = state.settings.sprt
@@ -677,7 +684,17 @@ def elo_summary(estimate: EloEstimate) -> dict[str, object]:
         "upper": json_number(estimate.upper),
         "margin": json_number(estimate.margin),
         "confidence": estimate.confidence,
-        "text": f"{format_elo(estimate.elo)} +/- {format_margin(estimate.margin)}",
+        "text": format_interval(estimate),
+    }
+
+
+def pairs_summary(report: PairReport) -> dict[str, object]:
+    """Return the JSON description of the pair statistics: Elo, LOS, draw ratios."""
+    return elo_summary(report.estimate) | {
+        "pairs": report.pairs,
+        "los": json_number(report.los),
+        "draw_ratio": json_number(report.draw_ratio),
+        "level_pair_ratio": json_number(report.level_pair_ratio),
     }
 
 
@@ -801,7 +818,8 @@ def match_summary(
         "losses": state.losses,
         "draws": state.draws,
         "score_fraction": json_number(score_fraction(state.wins, state.losses, state.draws)),
-        "elo": elo_summary(state.estimate()),
+        "elo": pairs_summary(state.pair_report()),
+        "elo_games_counted_singly": elo_summary(state.estimate()),
         "sprt": sprt_summary(state),
         "pentanomial": state.pentanomial(),
         "pairs": [pair_summary(pair, games) for pair, games in state.completed_pairs().items()],
