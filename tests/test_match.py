@@ -44,7 +44,7 @@ from cb2026.match import (
     parse_engine_spec,
     parse_sprt,
 )
-from cb2026.openings import Opening, builtin_openings
+from cb2026.openings import Opening, book_suite, builtin_openings
 
 pytestmark = pytest.mark.stage("stage-07.1-matches")
 
@@ -334,7 +334,8 @@ def test_real_match_cb2026_against_itself(tmp_path: Path) -> None:
     assert summary["machine"]["cpu_count"] >= 1 and summary["wall_seconds"] > 0
     assert summary["result_lines"][0].startswith("Score of cb2026 vs no-ordering:")
     assert len(summary["openings"]["used"]) == 2
-    builtin = {opening.name: opening.moves for opening in builtin_openings()}
+    # Without --openings the runner plays the book's suite.
+    suite = {opening.name: opening.moves for opening in book_suite()}
     for game, record in zip(games, summary["games"], strict=True):
         assert game.headers["Result"] == record["result"]
         assert {"Event", "White", "Black", "TimeControl", "Termination"} <= set(game.headers)
@@ -342,8 +343,8 @@ def test_real_match_cb2026_against_itself(tmp_path: Path) -> None:
         # Every game starts with its opening's moves and continues with legal moves only
         # (python-chess replays the PGN and would reject an illegal one).
         moves = [move.uci() for move in game.mainline_moves()]
-        assert tuple(moves[: len(builtin[record["opening"]])]) == builtin[record["opening"]]
-        assert len(moves) == len(builtin[record["opening"]]) + record["engine_plies"]
+        assert tuple(moves[: len(suite[record["opening"]])]) == suite[record["opening"]]
+        assert len(moves) == len(suite[record["opening"]]) + record["engine_plies"]
         if record["termination"] == "normal":
             assert game.end().board().outcome(claim_draw=True) is not None
         else:

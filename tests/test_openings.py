@@ -1,7 +1,10 @@
-"""The built-in book, opening files, and seeded selection."""
+"""The built-in book, the book's suite, opening files, and seeded selection."""
 
 from __future__ import annotations
 
+import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 import chess
@@ -9,8 +12,12 @@ import pytest
 
 from cb2026.openings import (
     BUILTIN_OPENINGS,
+    Opening,
+    book_suite,
+    book_suite_path,
     builtin_openings,
     load_openings,
+    opening_from_text_line,
     parse_move_list,
     select_openings,
 )
@@ -74,3 +81,84 @@ def test_selection_is_seeded_and_cycles_without_early_repeats() -> None:
     assert first == select_openings(openings, 80, seed=7)
     assert first != select_openings(openings, 80, seed=8)
     assert len(set(first[: len(openings)])) == len(openings)
+
+
+STOCKFISH = Path("/usr/games/stockfish")
+REPOSITORY = Path(__file__).resolve().parents[1]
+
+
+def suite_records() -> list[str]:
+    """Return the stored suite's EPD records, without the comment header."""
+    return [line for line in suite_lines() if not line.startswith("#")]
+
+
+def suite_lines() -> list[str]:
+    """Return the stored suite's lines, header included."""
+    return book_suite_path().read_text().splitlines()
+
+
+def test_book_suite_is_large_legal_balanced_and_distinct() -> None:
+    """At least 1000 positions, each replayed legally by python-chess, none in check or over."""
+    suite = book_suite()
+    records = [chess.Board.from_epd(line) for line in suite_records()]
+    assert len(suite) == len(records) >= 1000
+    assert len({opening.name for opening in suite}) == len(suite)
+    assert len({board.epd() for board, _ in records}) == len(suite)
+    for opening, (board, operations) in zip(suite, records, strict=True):
+        assert opening.name == operations["id"]
+        replay = chess.Board()
+        for move in opening.moves:
+            assert chess.Move.from_uci(move) in replay.legal_moves, (opening.name, move)
+            replay.push_uci(move)
+        assert replay.epd() == board.epd() and 6 <= len(opening.moves) <= 10
+        assert not board.is_check() and board.outcome() is None
+        white_score = operations["ce"] if board.turn == chess.WHITE else -operations["ce"]
+        assert abs(white_score) <= 60
+
+
+def test_suite_header_records_command_and_engine() -> None:
+    """The header names the generating command and the Stockfish version."""
+    header = [line for line in suite_lines() if line.startswith("#")]
+    assert any(line.startswith("# command: python tools/make_openings.py ") for line in header)
+    assert any("Stockfish 15.1" in line for line in header)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not STOCKFISH.exists(), reason="Stockfish not at /usr/games/stockfish")
+def test_header_command_regenerates_the_head_of_the_suite(tmp_path: Path) -> None:
+    """The header's command, run for 15 positions, writes the stored file's first 15."""
+    header_command = next(
+        line.removeprefix("# command: ") for line in suite_lines() if line.startswith("# command: ")
+    )
+    arguments = shlex.split(header_command)[1:]  # without "python"
+    output = tmp_path / "head.epd"
+    arguments = [
+        "--count=15" if argument.startswith("--count=") else argument for argument in arguments
+    ]
+    arguments = [a for a in arguments if not a.startswith("--output=")] + [f"--output={output}"]
+    subprocess.run([sys.executable, *arguments], cwd=REPOSITORY, check=True, timeout=300)
+    regenerated = [line for line in output.read_text().splitlines() if not line.startswith("#")]
+    assert regenerated == suite_records()[:15]
+
+
+def test_bad_epd_line_names_file_and_line(tmp_path: Path) -> None:
+    """A rank of nine squares on line 3 is reported as line 3 of the file."""
+    path = tmp_path / "bad.epd"
+    path.write_text(
+        "# header\n"
+        'rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - id "good";\n'
+        'rnbqkbnr/ppppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - id "bad";\n'
+    )
+    with pytest.raises(ValueError, match=r"bad\.epd, line 3: not a FEN, EPD record or move list"):
+        load_openings(path)
+
+
+def test_epd_comment_line_is_kept_only_when_it_reaches_the_position() -> None:
+    """A c0 line reaching the position becomes the moves; free text or another line does not."""
+    position = "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq -"
+    replayed = opening_from_text_line(f'{position} id "open"; c0 "1. e4 e5";', "x")
+    assert replayed == Opening("open", chess.STARTING_FEN, ("e2e4", "e7e5"))
+    for comment in ("a sharp line", "1. d4 d5"):
+        opening = opening_from_text_line(f'{position} c0 "{comment}";', "line 1")
+        assert opening.name == "line 1" and opening.moves == ()
+        assert opening.board().epd() == position

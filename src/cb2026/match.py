@@ -57,7 +57,7 @@ from cb2026.game import (
     play_game,
     time_control_header,
 )
-from cb2026.openings import Opening, builtin_openings, load_openings
+from cb2026.openings import Opening, book_suite_path, builtin_openings, load_openings
 
 DEFAULT_GAMES = 20
 
@@ -922,7 +922,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--concurrency", type=int, default=1, help="pairs played at once")
     parser.add_argument(
-        "--openings", type=Path, help="PGN, EPD, FEN or move-list file (default: built-in book)"
+        "--openings", type=Path, help="PGN, EPD, FEN or move-list file (default: the book's suite)"
     )
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help="opening order seed")
     parser.add_argument(
@@ -977,6 +977,18 @@ def engines_from_arguments(arguments: argparse.Namespace) -> tuple[EngineSpec, E
     return first, second
 
 
+def default_openings() -> tuple[list[Opening], str]:
+    """Return the book's suite of openings and its path, or the built-in lines without it."""
+    try:
+        path = book_suite_path()
+    except FileNotFoundError:
+        # An installed package has no book beside it: say so rather than quietly switch.
+        print("note: the book's opening suite is not here; using the 61 built-in openings",
+              file=sys.stderr)
+        return builtin_openings(), "built-in"
+    return load_openings(path), str(path.relative_to(path.parents[3]))
+
+
 def settings_from_arguments(arguments: argparse.Namespace) -> MatchSettings:
     """Return the match settings of parsed arguments; raises ValueError on bad input."""
     if arguments.games < 1 or arguments.concurrency < 1:
@@ -986,7 +998,7 @@ def settings_from_arguments(arguments: argparse.Namespace) -> MatchSettings:
     if arguments.openings:
         book, source = load_openings(arguments.openings), str(arguments.openings)
     else:
-        book, source = builtin_openings(), "built-in"
+        book, source = default_openings()
     # The pair is the unit of a match: an odd number of games is rounded up.
     pairs = (arguments.games + 1) // 2
     return MatchSettings(

@@ -1,7 +1,7 @@
 # Generated from the book by tools/literate, from chapters stage-07.1-matches.
 # Do not edit: change the chapters and run `make tangle`.
 
-"""Opening positions for engine matches: a built-in book, file loading, seeded selection."""
+"""Opening positions for engine matches: a built-in book, the book's suite, files, selection."""
 
 from __future__ import annotations
 
@@ -127,16 +127,29 @@ def builtin_openings() -> list[Opening]:
     ]
 
 
+def line_reaching(comment: str, board: chess.Board) -> tuple[str, ...] | None:
+    """Return the UCI moves of `comment` if it is a line from the start that reaches `board`."""
+    try:
+        moves = parse_move_list(comment)
+    except ValueError:
+        return None  # free text, not a move list
+    reached = Opening("", chess.STARTING_FEN, moves).board()
+    return moves if reached.epd() == board.epd() else None
+
+
 def opening_from_position_line(line: str, name: str) -> Opening:
-    """Return the opening of one FEN or EPD line; an EPD "id" operation names it."""
+    """Return the opening of one FEN or EPD line; EPD's "id" names it, its "c0" line replays it."""
     try:
         board = chess.Board(line)
     except ValueError:
         # Not a full FEN: EPD has four fields and optional operations.
         board, operations = chess.Board.from_epd(line)
-        identifier = operations.get("id")
+        identifier, comment = operations.get("id"), operations.get("c0")
         if isinstance(identifier, str):
             name = identifier
+        moves = line_reaching(comment, board) if isinstance(comment, str) else None
+        if moves is not None:
+            return Opening(name, chess.STARTING_FEN, moves)
     return Opening(name, board.fen(), ())
 
 
@@ -153,8 +166,14 @@ def load_text_openings(path: Path) -> list[Opening]:
     openings: list[Opening] = []
     for line_number, raw_line in enumerate(path.read_text().splitlines(), start=1):
         line = raw_line.split("#", 1)[0].strip()
-        if line:
+        if not line:
+            continue
+        try:
             openings.append(opening_from_text_line(line, f"{path.name}:{line_number}"))
+        except ValueError as error:
+            raise ValueError(
+                f"{path}, line {line_number}: not a FEN, EPD record or move list: {error}"
+            ) from error
     return openings
 
 
@@ -194,3 +213,21 @@ def select_openings(openings: list[Opening], count: int, seed: int) -> list[Open
         generator.shuffle(order)
         selected.extend(order[: count - len(selected)])
     return selected
+
+
+# The suite lives with the book's data, not inside the package: a source checkout has it
+# two folders above src/cb2026/, a stage snapshot tangled into build/ a few more.
+SUITE_RELATIVE_PATH = Path("book/data/openings/openings.epd")
+
+
+def book_suite_path() -> Path:
+    """Return the path of the book's opening suite, searched upwards from this module."""
+    for folder in Path(__file__).resolve().parents:
+        if (folder / SUITE_RELATIVE_PATH).exists():
+            return folder / SUITE_RELATIVE_PATH
+    raise FileNotFoundError(f"{SUITE_RELATIVE_PATH} not found above {Path(__file__).parent}")
+
+
+def book_suite() -> list[Opening]:
+    """Return the book's opening suite (tools/make_openings.py), named by the EPD ids."""
+    return load_openings(book_suite_path())
