@@ -112,3 +112,7 @@ def test_conditions_are_recorded(tmp_path: Path) -> None:
     assert record["cores"] >= 1 and record["cpu"] and record["python"].startswith("CPython")
     assert record["load_limit"] == round(quiet.LOAD_LIMIT_PER_CORE * record["cores"], 2)
     assert record["started"].endswith("UTC") and record["finished"].endswith("UTC")
+
+
+def test_interleaving_alternates_the_order() -> None:
+    assert list(quiet.interleaved(["a", "b", "c"], 3)) == list("abccbaabc")

@@ -79,7 +79,7 @@ def fingerprint(package: Path) -> str:
 
 def is_compiled(folder: Path) -> bool:
     """True when `folder` holds a complete compiled build."""
-    return (folder / INFO_FILE).exists() and any((folder / PACKAGE).glob("search.*.so"))
+    return (folder / INFO_FILE).exists() and any((folder / PACKAGE).glob("position.*.so"))
 
 
 def run_mypyc(package: Path, work: Path) -> list[str]:
@@ -130,9 +130,8 @@ def build_compiled(stage: str | None = None, root: Path = ROOT, force: bool = Fa
     # One builder per build at a time: tests and make targets may ask for it together.
     with open(destination.parent / f".lock-{destination.name}", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        info_path = destination / INFO_FILE
         up_to_date = is_compiled(destination) and (
-            json.loads(info_path.read_text()).get("fingerprint") == wanted)
+            build_info(destination).get("fingerprint") == wanted)
         if up_to_date and not force:
             return destination
         reason = missing_compiler()
@@ -157,6 +156,11 @@ def build_compiled(stage: str | None = None, root: Path = ROOT, force: bool = Fa
     return destination
 
 
+def build_info(folder: Path) -> dict[str, object]:
+    """What a compiled build in `folder` was made from and with (its build-info.json)."""
+    return json.loads((folder / INFO_FILE).read_text())
+
+
 def engine_folder(stage: str | None = None, root: Path = ROOT) -> tuple[Path, str]:
     """The folder to import cb2026 from, compiled if possible, and which build it is."""
     reason = missing_compiler()
@@ -173,7 +177,7 @@ def main() -> int:
     parser.add_argument("--force", action="store_true", help="rebuild even if up to date")
     options = parser.parse_args()
     folder = build_compiled(options.stage, force=options.force)
-    info = json.loads((folder / INFO_FILE).read_text())
+    info = build_info(folder)
     print(f"{folder.relative_to(ROOT)}: {', '.join(info['compiled_modules'])} compiled "
           f"(mypy {info['mypy']}, {info['compile_seconds']} s)")
     return 0

@@ -22,10 +22,10 @@ SELF = Path(__file__).resolve()
 
 def describe() -> dict[str, Any]:
     """Which build of cb2026 this process imported, and from where."""
-    import cb2026.search
+    import cb2026.position  # in every stage of the engine
 
-    compiled = cb2026.search.__file__.endswith(".so")
-    return {"build": "compiled" if compiled else "interpreted", "file": cb2026.search.__file__}
+    path = cb2026.position.__file__
+    return {"build": "compiled" if path.endswith(".so") else "interpreted", "file": path}
 
 
 def perft_task(fen: str, depth: int) -> dict[str, Any]:

@@ -27,7 +27,7 @@ import os
 import platform
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -80,6 +80,13 @@ class Conditions:
     def record(self) -> dict[str, object]:
         """The record as a dictionary for JSON."""
         return asdict(self)
+
+
+def interleaved(names: Sequence[str], repeats: int) -> Iterator[str]:
+    """The names `repeats` times over, every other pass reversed (AB BA AB ...), so that a
+    drift of the machine's speed during the run falls on every contender alike."""
+    for repeat in range(repeats):
+        yield from (reversed(names) if repeat % 2 else names)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
