@@ -116,3 +116,15 @@ def test_conditions_are_recorded(tmp_path: Path) -> None:
 
 def test_interleaving_alternates_the_order() -> None:
     assert list(quiet.interleaved(["a", "b", "c"], 3)) == list("abccbaabc")
+
+
+def test_describe_names_the_conditions(tmp_path: Path) -> None:
+    loads = iter([0.1, 0.9])
+    with quiet.measurement(options(), "described", lock_path=tmp_path / "lock",
+                           load=lambda: next(loads)) as conditions:
+        pass
+    sentence = quiet.describe({"conditions": conditions.record()})
+    assert "load average 0.1 before and 0.9 after" in sentence
+    assert "a quiet machine" in sentence and conditions.cpu in sentence
+    older = {"machine": {"date": "2026-11-29", "cpu_count": 2, "python": "3.11.7"}}
+    assert "not checked for a quiet machine" in quiet.describe(older)

@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 LOCK_PATH = Path("/tmp/cb2026-measure.lock")
 LOAD_LIMIT_PER_CORE = 0.3
@@ -163,3 +163,22 @@ def measurement(
             conditions.load_after = round(load(), 2)
             conditions.finished = now()
             handle.truncate(0)
+
+
+def describe(data: dict[str, Any]) -> str:
+    """One sentence for a chapter on how the machine was during the measurement in `data`."""
+    conditions = data.get("conditions")
+    if conditions is None:  # a file from before this module: its `machine` record only
+        machine = data["machine"]
+        cpu = machine.get("cpu", machine.get("machine", "an unnamed CPU"))
+        load = machine.get("load_average")
+        during = f", load average {load[0]} at the end" if load else ""
+        python = machine["python"].removeprefix("CPython ")
+        return (f"Measured {machine['date']} on {cpu} ({machine['cpu_count']} cores), Python "
+                f"{python}{during}; not checked for a quiet machine (an older run).")
+    verdict = "a quiet machine" if conditions["quiet"] else "NOT a quiet machine (--allow-load)"
+    return (
+        f"Measured {conditions['started']} on {conditions['cpu']} ({conditions['cores']} cores), "
+        f"{conditions['python']}; 1-minute load average {conditions['load_before']} before and "
+        f"{conditions['load_after']} after (limit {conditions['load_limit']}): {verdict}."
+    )
