@@ -7,6 +7,7 @@ about twenty seconds. Without a C compiler or mypy it is skipped, saying why.
 
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -78,3 +79,26 @@ def test_the_compiled_engine_speaks_uci(compiled_folder: Path) -> None:
     )
     assert "uciok" in answer.stdout and "readyok" in answer.stdout
     assert any(line.startswith("bestmove ") for line in answer.stdout.splitlines())
+
+
+def test_the_compiled_engine_stops_at_once(compiled_folder: Path) -> None:
+    # Compiled code runs no bytecode loop, yet the reading thread must still get its turn.
+    code = f"import sys; sys.path.insert(0, {str(compiled_folder)!r}); " \
+           "from cb2026.cli import main; main()"
+    engine = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
+    assert engine.stdin is not None and engine.stdout is not None
+    engine.stdin.write("uci\nposition startpos\ngo infinite\n")
+    engine.stdin.flush()
+    time.sleep(0.5)
+    asked = time.monotonic()
+    engine.stdin.write("isready\nstop\n")
+    engine.stdin.flush()
+    lines = []
+    while not lines or not lines[-1].startswith("bestmove"):
+        lines.append(engine.stdout.readline())
+    answered = time.monotonic() - asked
+    engine.stdin.write("quit\n")
+    engine.stdin.flush()
+    engine.wait(timeout=10)
+    assert "readyok\n" in lines and answered < 2.0

@@ -18,6 +18,7 @@ import fcntl
 import hashlib
 import importlib.metadata
 import json
+import os
 import shlex
 import shutil
 import subprocess
@@ -57,7 +58,8 @@ def compiled_folder(stage: str | None = None, root: Path = ROOT) -> Path:
 
 def missing_compiler() -> str | None:
     """Why a compiled build cannot be made here, or None when it can."""
-    compiler = shlex.split(sysconfig.get_config_var("CC") or "cc")[0]
+    # setuptools takes the compiler from $CC, else from the one Python was built with.
+    compiler = shlex.split(os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc")[0]
     if shutil.which(compiler) is None:
         return f"no C compiler ({compiler!r} is not on PATH)"
     try:

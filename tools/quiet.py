@@ -8,7 +8,8 @@ A tool wraps its measuring in `measurement(options, tool)`:
   number of cores the tool refuses to start, unless `--allow-load`, and then the data file
   says `"quiet": false`;
 - a `conditions` record for the data file: CPU model, cores, Python, the load before and
-  after, the lock, dates.
+  after, the lock, dates. The load after counts the measurement itself: a run that keeps
+  one core busy for a minute or more ends near 1.0 even on an idle machine.
 
 Why 0.3 per core: the load average counts the processes running or waiting to run. An idle
 machine (shells, an editor, cron) stays below 0.1 per core; one busy process on a 2-core
@@ -180,5 +181,6 @@ def describe(data: dict[str, Any]) -> str:
     return (
         f"Measured {conditions['started']} on {conditions['cpu']} ({conditions['cores']} cores), "
         f"{conditions['python']}; 1-minute load average {conditions['load_before']} before and "
-        f"{conditions['load_after']} after (limit {conditions['load_limit']}): {verdict}."
+        f"{conditions['load_after']} after, the run's own process included (limit "
+        f"{conditions['load_limit']} before): {verdict}."
     )
