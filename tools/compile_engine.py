@@ -5,9 +5,10 @@ usage: python tools/compile_engine.py [STAGE] [--force]
 Compiles the engine modules of cb2026 (the package in src/, or as it was at STAGE) with
 mypyc into build/compiled/NAME/, NAME being `src` or the stage id. Put that folder first on
 `sys.path` and `import cb2026` gives the compiled engine (`cb2026.search.__file__` ends in
-`.so`); the match runner's modules stay plain Python. The chapters are not changed: mypyc
-reads their type hints as they are. A build is reused while its source, mypy and Python are
-unchanged (a fingerprint in build-info.json); `--force` rebuilds. Needs a C compiler and the
+`.so`); the match runner's modules stay plain Python. Nothing is added to the source: mypyc
+compiles the tangled modules as the chapters wrote them, type hints and all. A build is
+reused while its source, mypy and Python are unchanged (a fingerprint in build-info.json);
+`--force` rebuilds. Needs a C compiler and the
 `compiled` extra (mypy, setuptools). `make compiled [STAGE=...]` runs this.
 """
 
