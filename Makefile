@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 
-.PHONY: book test tangle check tags bench-perft bench-search saves elo opponents lint clean
+.PHONY: book test tangle check tags compiled bench-perft bench-search saves elo opponents lint clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11) and "cb2026 needs Python 3.11 or newer")'
@@ -29,22 +29,26 @@ check: $(STAMP)  ## fail if src/cb2026 and the chapters disagree
 tags: $(STAMP)  ## (re)create the stage-NN-... tags from the book
 	PYTHONPATH=tools $(BIN)/python -m literate tags
 
-bench-perft: $(STAMP)  ## perft speed of cb2026 against python-chess, same positions
-	$(BIN)/python tools/bench_perft.py
+compiled: $(STAMP)  ## the engine compiled by mypyc into build/compiled/: make compiled [STAGE=...]
+	$(BIN)/python tools/compile_engine.py $(STAGE)
+
+# The measuring targets take ARGS: --wait (for the lock and a quiet machine) or --allow-load.
+bench-perft: $(STAMP)  ## perft speed of cb2026, interpreted and compiled, against python-chess
+	$(BIN)/python tools/bench_perft.py $(ARGS)
 
 # Sunfish (PyPI) pins an old python-chess; install it without its dependencies.
 opponents: $(STAMP)  ## Sunfish for benchmarks and matches; Stockfish comes from apt
 	$(BIN)/python -m pip install --quiet --no-deps sunfish
 	@command -v stockfish >/dev/null || test -x /usr/games/stockfish || echo "for matches against Stockfish: apt-get install stockfish"
 
-bench-search: opponents  ## search speed of cb2026 against Sunfish on the same positions
-	$(BIN)/python tools/bench_search.py
+bench-search: opponents  ## search speed of cb2026, interpreted and compiled, against Sunfish
+	$(BIN)/python tools/bench_search.py $(ARGS)
 
 saves: $(STAMP)  ## a chapter's "What it saves" table: make saves STAGE=... EXPERIMENT=... DEPTH=...
-	$(BIN)/python tools/measure_techniques.py $(STAGE) $(EXPERIMENT) $(DEPTH)
+	$(BIN)/python tools/measure_techniques.py $(STAGE) $(EXPERIMENT) $(DEPTH) $(ARGS)
 
 elo: opponents  ## a chapter's "What it's worth" matches: make elo STAGE=stage-08-tt [GAMES=100]
-	$(BIN)/python tools/elo_matches.py $(STAGE) --games $(or $(GAMES),100)
+	$(BIN)/python tools/elo_matches.py $(STAGE) --games $(or $(GAMES),100) $(ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -1,43 +1,45 @@
-"""Perft speed of cb2026 against python-chess, on the same positions, in one process.
+"""Perft speed of cb2026, interpreted and compiled, against python-chess, in one run.
 
-Both sides visit every leaf of the legal move tree: cb2026 with `cb2026.perft.perft`
-(legal moves, make_move and unmake_move even at the last ply), python-chess with the
-loop in `python_chess_perft` (push and pop over `board.legal_moves`, depth 0 counting
-one). Each time is the best of `--repeats` runs; the node counts of the two must agree.
+All three visit every leaf of the legal move tree: cb2026 with `cb2026.perft.perft` (legal
+moves, make_move and unmake_move even at the last ply), python-chess with the loop in
+`python_chess_perft` (push and pop over `board.legal_moves`, depth 0 counting one). The
+engine is cb2026 as it was at STAGE (default: the end of Part I), once as plain Python and
+once compiled by mypyc (tools/compile_engine.py, built if missing); each build runs in a
+worker process of its own (tools/engine_worker.py), python-chess in this one. The runs are
+interleaved, every other round in reverse order, and each time is the best of `--repeats`;
+the speed-ups are against python-chess, measured in the same run. The node counts must agree.
 
-The table is printed and written to book/data/stage-03-legal/perft-benchmark.json,
-which chapter 3 reads. Run it with `make bench-perft`, or from the repository root:
+The run holds the measurement lock and refuses a busy machine (tools/quiet.py). The table
+is printed and written to book/data/stage-03-legal/perft-benchmark.json with the run's
+conditions; chapter 3 reads it. Run it with `make bench-perft`, or from the repository root:
 
-    PYTHONPATH=src python tools/bench_perft.py [--repeats 3] [--output FILE]
+    python tools/bench_perft.py [--repeats 3] [--stage STAGE] [--output FILE] [--allow-load]
 
-It takes about a minute.
+It takes a few minutes.
 """
 
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
-import os
-import platform
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import chess
 
 ROOT = Path(__file__).resolve().parents[1]
-try:
-    import cb2026  # noqa: F401  (the installed package, or src/ on PYTHONPATH)
-except ImportError:
-    sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT / "tools"))
 
-from cb2026.perft import perft  # noqa: E402
-from cb2026.position import Position  # noqa: E402
+import quiet  # noqa: E402
+from compile_engine import build_info, engine_folder  # noqa: E402
+from engine_worker import Worker  # noqa: E402
+from literate.stages import package_folder  # noqa: E402
 
 DEFAULT_OUTPUT = ROOT / "book" / "data" / "stage-03-legal" / "perft-benchmark.json"
+DEFAULT_STAGE = "stage-04-zobrist"  # the end of Part I: legal moves with Zobrist keys
+REFERENCE = "python-chess"
 
 # (name, FEN, depth): the positions of the Chess Programming Wiki "Perft Results" page.
 CASES = [
@@ -61,70 +63,78 @@ def python_chess_perft(board: chess.Board, depth: int) -> int:
     return nodes
 
 
-def best_time(function: Callable[[Any, int], int], argument: Any, depth: int,
-              repeats: int) -> tuple[int, float]:
-    """Return the node count and the best wall time in seconds of `repeats` runs."""
-    best = float("inf")
-    nodes = 0
-    for _ in range(repeats):
-        start = time.perf_counter()
-        nodes = function(argument, depth)
-        best = min(best, time.perf_counter() - start)
-    return nodes, best
+def python_chess_task(fen: str, depth: int) -> dict[str, Any]:
+    """Time python-chess's perft of `fen`, in this process."""
+    board = chess.Board(fen)
+    started = time.perf_counter()
+    nodes = python_chess_perft(board, depth)
+    return {"nodes": nodes, "seconds": time.perf_counter() - started}
 
 
-def cpu_name() -> str:
-    """Return the processor's model name (from /proc/cpuinfo on Linux), or a fallback."""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
-
-
-def machine() -> dict[str, Any]:
-    """Return where and when the measurement was made."""
+def measure_case(fen: str, depth: int, workers: dict[str, Worker], repeats: int) -> dict:
+    """Best time and node count of every engine on one position, the runs interleaved."""
+    names = [*workers, REFERENCE]
+    best = dict.fromkeys(names, float("inf"))
+    counts: dict[str, int] = {}
+    for name in quiet.interleaved(names, repeats):
+        if name == REFERENCE:
+            result = python_chess_task(fen, depth)
+        else:
+            result = workers[name].ask("perft", fen=fen, depth=depth)
+        best[name] = min(best[name], result["seconds"])
+        counts[name] = result["nodes"]
+    if len(set(counts.values())) != 1:
+        sys.exit(f"the node counts differ: {counts} for {fen} at depth {depth}")
+    nodes = counts[REFERENCE]
     return {
-        "python": f"{platform.python_implementation()} {platform.python_version()}",
-        "python_chess": chess.__version__,
-        "platform": platform.platform(),
-        "cpu": cpu_name(),
-        "cpu_count": os.cpu_count(),
-        "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "nodes": nodes,
+        "seconds": {name: round(seconds, 4) for name, seconds in best.items()},
+        "nodes_per_second": {name: round(nodes / seconds) for name, seconds in best.items()},
+        "speed_up": {name: round(best[REFERENCE] / best[name], 2) for name in workers},
     }
 
 
 def main() -> None:
-    """Measure every case with both libraries, print the table and write the JSON."""
+    """Measure every case with every engine, print the table and write the JSON."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3, help="runs per measurement")
+    parser.add_argument("--stage", default=DEFAULT_STAGE, help="the cb2026 stage to measure")
     parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT, help="JSON file")
+    quiet.add_arguments(parser)
     options = parser.parse_args()
 
-    context = machine()
-    print(f"{context['python']}, python-chess {context['python_chess']}, {context['cpu']}")
-    print(f"{'position':10} {'depth':>5} {'nodes':>8} {'cb2026 n/s':>11} "
-          f"{'python-chess n/s':>17} {'ratio':>6}")
+    folders = {"cb2026": package_folder(options.stage, ROOT)}
+    compiled, build = engine_folder(options.stage, ROOT)
+    if build == "compiled":
+        folders["cb2026-compiled"] = compiled
+    workers = {name: Worker(folder) for name, folder in folders.items()}
+    engines: dict[str, dict[str, object]] = {
+        name: {"build": worker.build} for name, worker in workers.items()}
+    if build == "compiled":
+        engines["cb2026-compiled"]["mypy"] = build_info(compiled)["mypy"]
+    engines[REFERENCE] = {"version": chess.__version__}
+    header = "".join(f"{name + ' n/s':>22}" for name in engines)
     rows = []
-    for name, fen, depth in CASES:
-        ours, our_time = best_time(perft, Position.from_fen(fen), depth, options.repeats)
-        theirs, their_time = best_time(
-            python_chess_perft, chess.Board(fen), depth, options.repeats)
-        if ours != theirs:
-            sys.exit(f"{name}: cb2026 counts {ours} nodes, python-chess {theirs}")
-        rows.append({
-            "position": name, "fen": fen, "depth": depth, "nodes": ours,
-            "cb2026_seconds": round(our_time, 4), "python_chess_seconds": round(their_time, 4),
-            "cb2026_nodes_per_second": round(ours / our_time),
-            "python_chess_nodes_per_second": round(theirs / their_time),
-            "ratio": round(their_time / our_time, 2),
-        })
-        print(f"{name:10} {depth:>5} {ours:>8} {ours / our_time:>11,.0f} "
-              f"{theirs / their_time:>17,.0f} {their_time / our_time:>6.2f}")
+    with quiet.measurement(options, "bench_perft") as conditions:
+        print(f"{'position':10} {'depth':>5} {'nodes':>8}{header}")
+        for name, fen, depth in CASES:
+            row = {"position": name, "fen": fen, "depth": depth,
+                   **measure_case(fen, depth, workers, options.repeats)}
+            speeds = "".join(f"{row['nodes_per_second'][engine]:>22,}" for engine in engines)
+            print(f"{name:10} {depth:>5} {row['nodes']:>8}{speeds}", flush=True)
+            rows.append(row)
+    for worker in workers.values():
+        worker.close()
 
-    result = {"machine": context, "repeats": options.repeats, "results": rows}
+    result = {
+        "command": " ".join(["python", "tools/bench_perft.py", *sys.argv[1:]]),
+        "stage": options.stage,
+        "repeats": options.repeats,
+        "reference": REFERENCE,
+        "engines": engines,
+        "conditions": conditions.record(),
+        "results": rows,
+    }
     options.output.parent.mkdir(parents=True, exist_ok=True)
     options.output.write_text(json.dumps(result, indent=2) + "\n")
     print(f"written to {options.output}")

@@ -1,15 +1,20 @@
-"""Search speed: cb2026's nodes per second beside Sunfish's, same positions, in one run.
+"""Search speed: cb2026's nodes per second, interpreted and compiled, beside Sunfish's, in one run.
 
-usage: python tools/bench_search.py [--seconds S] [--stage STAGE]
+usage: python tools/bench_search.py [--seconds S] [--repeats R] [--stage STAGE] [--output FILE]
+                                    [--allow-load] [--wait]
 
 Each engine searches each position by iterative deepening for about S seconds (default 2),
-in this one process, one after the other, so both meet the same machine load. Nodes are what
-each engine counts itself: cb2026's `notes.nodes` (every position visited, quiescence
-included) and Sunfish's `Searcher.nodes` (every call of its `bound`, its main and quiescence
-search alike). Sunfish (PyPI package `sunfish`, `make opponents`) reads the FEN through its
-own helper, `sunfish_ui.uci.from_fen`. The engine is cb2026 as it was at STAGE (tangled from
-the book; default stage-07.1-matches). Writes book/data/STAGE/search-speed.json, which the
-chapter reads and renders.
+R times (default 3), the runs interleaved and every other round in reverse order, so that
+all meet the same machine. Nodes are what each engine counts itself: cb2026's `notes.nodes`
+(every position visited, quiescence included) and Sunfish's `Searcher.nodes` (every call
+of its `bound`, its main and quiescence search alike). The engine is cb2026 as it was at
+STAGE (default stage-07.1-matches), as plain Python and compiled by mypyc
+(tools/compile_engine.py, built if missing), each build in a worker process of its own
+(tools/engine_worker.py); Sunfish (PyPI package `sunfish`, `make opponents`) runs in this
+process and reads the FEN through its own helper, `sunfish_ui.uci.from_fen`. Ratios are
+against Sunfish in the same run. The run holds the measurement lock and refuses a busy
+machine (tools/quiet.py). Writes book/data/STAGE/search-speed.json with the run's
+conditions, which chapter 7.1 reads and renders.
 """
 
 from __future__ import annotations
@@ -17,40 +22,25 @@ from __future__ import annotations
 import argparse
 import importlib.metadata
 import json
-import os
-import platform
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 
+import quiet  # noqa: E402
+from compile_engine import build_info, engine_folder  # noqa: E402
+from engine_worker import Worker  # noqa: E402
 from literate.stages import package_folder  # noqa: E402
 from search_positions import SEARCH_POSITIONS  # noqa: E402
 
 DEFAULT_STAGE = "stage-07.1-matches"
+REFERENCE = "sunfish"
 
 
-
-def cb2026_speed(fen: str, seconds: float) -> dict[str, float]:
-    """Nodes, seconds and deepest completed depth of cb2026 searching `fen` for `seconds`."""
-    from cb2026.limits import Limits
-    from cb2026.position import Position
-    from cb2026.search import Searcher
-
-    searcher = Searcher()
-    depths: list[int] = []
-    searcher.think(
-        Position.from_fen(fen),
-        Limits(movetime=int(seconds * 1000)),
-        lambda iteration: depths.append(iteration.depth),
-    )
-    depth = max(depths, default=0)
-    return {"nodes": searcher.notes.nodes, "seconds": searcher.elapsed, "depth": depth}
-
-
-def sunfish_speed(fen: str, seconds: float) -> dict[str, float]:
+def sunfish_speed(fen: str, seconds: float) -> dict[str, Any]:
     """Nodes, seconds and deepest depth of Sunfish searching `fen` for about `seconds`."""
     import sunfish
     import sunfish_ui.uci
@@ -70,57 +60,87 @@ def sunfish_speed(fen: str, seconds: float) -> dict[str, float]:
     return {"nodes": searcher.nodes, "seconds": elapsed, "depth": reached}
 
 
-def machine_info() -> dict[str, object]:
-    """The machine, the software, and how busy the machine was."""
-    return {
-        "python": platform.python_version(),
-        "machine": platform.machine(),
-        "processor": platform.processor(),
-        "cpu_count": os.cpu_count(),
-        "load_average": [round(value, 2) for value in os.getloadavg()],
-        "sunfish": importlib.metadata.version("sunfish"),
-        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+def measure_position(fen: str, workers: dict[str, Worker], seconds: float,
+                     repeats: int) -> dict[str, Any]:
+    """Every engine's nodes, seconds, speed and depth on one position, the runs interleaved."""
+    names = [*workers, REFERENCE]
+    runs: dict[str, list[dict[str, Any]]] = {name: [] for name in names}
+    for name in quiet.interleaved(names, repeats):
+        if name == REFERENCE:
+            runs[name].append(sunfish_speed(fen, seconds))
+        else:
+            runs[name].append(workers[name].ask("search", fen=fen, seconds=seconds))
+    row: dict[str, Any] = {}
+    for name, results in runs.items():
+        nodes = sum(result["nodes"] for result in results)
+        elapsed = sum(result["seconds"] for result in results)
+        # The depth every run reached: a run that lost time to the machine counts.
+        depth = min(result["depth"] for result in results)
+        row[name] = {"nodes": nodes, "seconds": round(elapsed, 3),
+                     "nps": round(nodes / elapsed), "depth": depth}
+    row["ratio"] = {name: round(row[name]["nps"] / row[REFERENCE]["nps"], 3) for name in workers}
+    return row
+
+
+def totals_of(rows: list[dict[str, Any]], names: list[str]) -> dict[str, Any]:
+    """All positions together: nodes, seconds and speed per engine, and the ratios."""
+    totals: dict[str, Any] = {}
+    for name in names:
+        nodes = sum(row[name]["nodes"] for row in rows)
+        seconds = sum(row[name]["seconds"] for row in rows)
+        totals[name] = {"nodes": nodes, "seconds": round(seconds, 3), "nps": round(nodes / seconds)}
+    totals["ratio"] = {
+        name: round(totals[name]["nps"] / totals[REFERENCE]["nps"], 3)
+        for name in names if name != REFERENCE
     }
+    return totals
 
 
 def main() -> int:
-    """Measure both engines on every position, print the rows, write the JSON file."""
+    """Measure every engine on every position, print the rows, write the JSON file."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=2.0, help="per position and engine")
+    parser.add_argument("--seconds", type=float, default=2.0, help="per search")
+    parser.add_argument("--repeats", type=int, default=3, help="searches per position and engine")
     parser.add_argument("--stage", default=DEFAULT_STAGE, help="the cb2026 stage to measure")
+    parser.add_argument("--output", type=Path, help="JSON file (default: the stage's data)")
+    quiet.add_arguments(parser)
     options = parser.parse_args()
-    sys.path.insert(0, str(package_folder(options.stage, ROOT)))
+    folders = {"cb2026": package_folder(options.stage, ROOT)}
+    compiled, build = engine_folder(options.stage, ROOT)
+    if build == "compiled":
+        folders["cb2026-compiled"] = compiled
+    workers = {name: Worker(folder) for name, folder in folders.items()}
+    engines: dict[str, dict[str, object]] = {
+        name: {"build": worker.build} for name, worker in workers.items()}
+    if build == "compiled":
+        engines["cb2026-compiled"]["mypy"] = build_info(compiled)["mypy"]
+    engines[REFERENCE] = {"version": importlib.metadata.version("sunfish")}
     rows = []
-    for name, fen in SEARCH_POSITIONS.items():
-        ours = cb2026_speed(fen, options.seconds)
-        theirs = sunfish_speed(fen, options.seconds)
-        row = {"position": name, "fen": fen, "cb2026": ours, "sunfish": theirs}
-        for result in (ours, theirs):
-            result["seconds"] = round(result["seconds"], 3)
-            result["nps"] = round(result["nodes"] / result["seconds"])
-        row["ratio"] = round(ours["nps"] / theirs["nps"], 3)
-        print(json.dumps(row), flush=True)
-        rows.append(row)
-    totals = {}
-    for engine in ("cb2026", "sunfish"):
-        nodes = sum(row[engine]["nodes"] for row in rows)
-        seconds = sum(row[engine]["seconds"] for row in rows)
-        nps = round(nodes / seconds)
-        totals[engine] = {"nodes": nodes, "seconds": round(seconds, 3), "nps": nps}
-    totals["ratio"] = round(totals["cb2026"]["nps"] / totals["sunfish"]["nps"], 3)
+    with quiet.measurement(options, "bench_search") as conditions:
+        for name, fen in SEARCH_POSITIONS.items():
+            row = {"position": name, "fen": fen,
+                   **measure_position(fen, workers, options.seconds, options.repeats)}
+            print(json.dumps(row), flush=True)
+            rows.append(row)
+    for worker in workers.values():
+        worker.close()
+    totals = totals_of(rows, list(engines))
     print(json.dumps({"all": totals}))
-    output = ROOT / "book" / "data" / options.stage / "search-speed.json"
+    output = options.output or ROOT / "book" / "data" / options.stage / "search-speed.json"
     output.parent.mkdir(parents=True, exist_ok=True)
     summary = {
         "command": " ".join(["python", "tools/bench_search.py", *sys.argv[1:]]),
         "stage": options.stage,
         "seconds_per_search": options.seconds,
-        "machine": machine_info(),
+        "repeats": options.repeats,
+        "reference": REFERENCE,
+        "engines": engines,
+        "conditions": conditions.record(),
         "rows": rows,
         "totals": totals,
     }
     output.write_text(json.dumps(summary, indent=1) + "\n")
-    print(f"wrote {output.relative_to(ROOT)}")
+    print(f"wrote {output}")
     return 0
 
 

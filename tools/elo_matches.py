@@ -6,22 +6,30 @@ Plays the matches listed for STAGE with the match runner (`python -m cb2026.matc
 engine being the package as it was at that stage (tangled from the book), and writes
 book/data/STAGE/elo-NAME.json and .pgn, which the chapter reads and renders. Matches take
 minutes to hours, so they never run under the test suite.
+
+The engine is the compiled build of the stage (tools/compile_engine.py, built if missing)
+where a C compiler exists, else the plain Python one. The run holds the measurement lock
+and refuses a busy machine (tools/quiet.py: --allow-load, --wait); each JSON file it writes
+gets the run's `conditions` and the engine's `build`.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shlex
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 
-from literate.stages import package_folder  # noqa: E402
+import quiet  # noqa: E402
+from compile_engine import engine_folder  # noqa: E402
 
 # Self-play at a fixed number of nodes per move: the result does not depend on the machine's
 # load, and a technique that saves nodes shows up as depth reached within the budget.
@@ -59,8 +67,8 @@ MATCHES: dict[str, dict[str, tuple[list[str], list[str]]]] = {
 
 
 def engine_command(stage: str) -> str:
-    """A shell command that starts cb2026 as it was at `stage`."""
-    folder = package_folder(stage, ROOT)
+    """A shell command that starts cb2026 as it was at `stage` (compiled where possible)."""
+    folder, _build = engine_folder(stage, ROOT)
     code = f"import sys; sys.path.insert(0, {str(folder)!r}); from cb2026.cli import main; main()"
     return shlex.join([sys.executable, "-c", code])
 
@@ -98,13 +106,32 @@ def match_arguments(stage: str, name: str, games: int, concurrency: int) -> list
 
 
 def main() -> int:
-    """Run the matches of one stage (or list them)."""
+    """Run the matches of one stage (or list them), one measurement at a time."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("stage", choices=sorted(MATCHES))
     parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--concurrency", type=int, default=2)
     parser.add_argument("--only", help="run only the match with this name")
+    quiet.add_arguments(parser)
     options = parser.parse_args()
+    _folder, build = engine_folder(PLAYING_STAGE.get(options.stage, options.stage), ROOT)
+    print(f"cb2026 plays as its {build} build", flush=True)
+    started = time.time()
+    with quiet.measurement(options, "elo_matches") as conditions:
+        returncode = run_matches(options)
+    record_conditions(options.stage, started, {"build": build, "conditions": conditions.record()})
+    return returncode
+
+
+def record_conditions(stage: str, since: float, record: dict[str, object]) -> None:
+    """Add `record` to every match file of `stage` that this run wrote."""
+    for path in (ROOT / "book" / "data" / stage).glob("elo-*.json"):
+        if path.stat().st_mtime >= since:
+            path.write_text(json.dumps({**json.loads(path.read_text()), **record}, indent=2) + "\n")
+
+
+def run_matches(options: argparse.Namespace) -> int:
+    """Play the stage's matches, one after the other; stop at the first that fails."""
     for name in MATCHES[options.stage]:
         if options.only and name != options.only:
             continue

@@ -1,11 +1,16 @@
 """What a technique saves: the search with techniques switched on and off, same positions.
 
 usage: python tools/measure_techniques.py STAGE EXPERIMENT DEPTH [--hash-entries N]
+                                          [--interpreted] [--allow-load] [--wait]
 
 Runs the engine as it was at STAGE (tangled from the book) on a fixed set of positions and
 writes book/data/STAGE/saves-EXPERIMENT-dDEPTH.json, which the chapter reads and renders.
 Each row is one search from a fresh searcher: score, best move, nodes and seconds.
 Experiments: alphabeta, quiescence (fixed-depth `search`), tt, buckets (iterative deepening).
+The engine is the compiled build of STAGE (tools/compile_engine.py, built if missing) where
+a C compiler exists, else (or with --interpreted) the plain Python one; nodes, moves and
+scores are the same in both, only the seconds differ. The file says which (`"build"`), and
+records the run's conditions; the run holds the measurement lock (tools/quiet.py).
 """
 
 from __future__ import annotations
@@ -22,6 +27,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 
+import quiet  # noqa: E402
+from compile_engine import engine_folder  # noqa: E402
 from literate.stages import package_folder  # noqa: E402
 from search_positions import SEARCH_POSITIONS  # noqa: E402
 
@@ -81,26 +88,35 @@ def main() -> int:
         default=None,
         help="table size in entries (small, so that the table fills up)",
     )
+    parser.add_argument("--interpreted", action="store_true", help="not the compiled build")
+    parser.add_argument("--output", type=Path, help="JSON file (default: the stage's data)")
+    quiet.add_arguments(parser)
     options = parser.parse_args()
     folder = package_folder(options.stage, ROOT)
-    sys.path.insert(0, str(folder))
+    engine, build = (folder, "interpreted") if options.interpreted else engine_folder(
+        options.stage, ROOT)
+    print(f"the {build} engine of {options.stage}, from {engine}", flush=True)
+    sys.path.insert(0, str(engine))
     rows = []
-    for name, fen in SEARCH_POSITIONS.items():
-        for switches in EXPERIMENTS[options.experiment]:
-            row = {
-                "position": name,
-                "fen": fen,
-                "off": sorted(switches),
-                "depth": options.depth,
-                **search_once(
-                    fen, switches, options.depth, options.experiment, options.hash_entries
-                ),
-            }
-            print(json.dumps(row), flush=True)
-            rows.append(row)
+    with quiet.measurement(options, "measure_techniques") as conditions:
+        for name, fen in SEARCH_POSITIONS.items():
+            for switches in EXPERIMENTS[options.experiment]:
+                row = {
+                    "position": name,
+                    "fen": fen,
+                    "off": sorted(switches),
+                    "depth": options.depth,
+                    **search_once(
+                        fen, switches, options.depth, options.experiment, options.hash_entries
+                    ),
+                }
+                print(json.dumps(row), flush=True)
+                rows.append(row)
     stage_id = Path(folder).name if folder.name != "src" else options.stage
-    output = ROOT / "book" / "data" / stage_id / f"saves-{options.experiment}-d{options.depth}.json"
+    file_name = f"saves-{options.experiment}-d{options.depth}.json"
+    output = options.output or ROOT / "book" / "data" / stage_id / file_name
     output.parent.mkdir(parents=True, exist_ok=True)
+    # `machine` as before (chapters 5 to 8.1 print it); `conditions` is the fuller record.
     machine = {
         "python": platform.python_version(),
         "machine": platform.machine(),
@@ -113,13 +129,15 @@ def main() -> int:
                 "command": " ".join(["python", *sys.argv]),
                 "hash_entries": options.hash_entries,
                 "machine": machine,
+                "build": build,
+                "conditions": conditions.record(),
                 "rows": rows,
             },
             indent=1,
         )
         + "\n"
     )
-    print(f"wrote {output.relative_to(ROOT)}")
+    print(f"wrote {output}")
     return 0
 
 

@@ -11,7 +11,6 @@ stops the loop: it prints an `info string error: ...` line and waits for the nex
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import sys
 import threading
@@ -215,7 +214,7 @@ def handle_go(session: Session, arguments: list[str]) -> None:
     session.searcher.stop_event.clear()
     session.bestmove_sent.clear()
     # The search plays its moves on a copy, so `position` may change during the search.
-    position = copy.deepcopy(session.position)
+    position = session.position.copy()
     session.search_is_endless = limits.is_endless()
     session.search_thread = threading.Thread(
         target=run_search, args=(session, position, limits), daemon=True)

@@ -182,7 +182,7 @@ def is_endgame(board: list[int]) -> bool:
     return True
 
 
-def build_king_endgame_shift() -> tuple[list[int], list[int]]:
+def build_king_endgame_shift() -> tuple[list[int], ...]:
     """Return, per colour and square, the signed change of the king's value in the endgame."""
     return tuple(
         [sign * (table_value(KING_ENDGAME_TABLE, colour, square)
@@ -191,7 +191,7 @@ def build_king_endgame_shift() -> tuple[list[int], list[int]]:
     )
 
 
-KING_ENDGAME_SHIFT: tuple[list[int], list[int]] = build_king_endgame_shift()
+KING_ENDGAME_SHIFT: tuple[list[int], ...] = build_king_endgame_shift()
 
 
 def piece_square_balance(position: Position) -> int:

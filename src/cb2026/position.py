@@ -1,5 +1,5 @@
 # Generated from the book by tools/literate, from chapters stage-01-board, stage-02-moves,
-# stage-04-zobrist.
+# stage-04-zobrist, stage-07-uci.
 # Do not edit: change the chapters and run `make tangle`.
 
 """The Position class: the board plus side to move, castling, en passant and clocks.
@@ -400,6 +400,13 @@ class Position:
                 if seen >= count:
                     return True
         return False
+
+    def copy(self) -> Position:
+        """Return an independent copy of the position, with its history."""
+        twin = Position(self.board.copy(), self.side_to_move, self.castling_rights,
+                        self.en_passant_square, self.halfmove_clock, self.fullmove_number)
+        twin.undo_stack = self.undo_stack.copy()  # its entries are tuples, safe to share
+        return twin
 
 
 # Where the rook goes when the king castles to a given square: (from, to).

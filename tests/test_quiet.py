@@ -1,0 +1,130 @@
+"""The timing hygiene of the measuring tools: one at a time, on a quiet machine, on record."""
+
+import argparse
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import quiet
+
+pytestmark = pytest.mark.stage("stage-03-legal")
+
+TOOLS = Path(__file__).resolve().parents[1] / "tools"
+
+
+def options(*arguments: str) -> argparse.Namespace:
+    """The shared options of a measuring tool, parsed from `arguments`."""
+    parser = argparse.ArgumentParser()
+    quiet.add_arguments(parser)
+    return parser.parse_args(list(arguments))
+
+
+def no_pause(_seconds: float) -> None:
+    """A pause that takes no time (the tests fake the waiting)."""
+
+
+def test_the_lock_excludes_a_second_measurement(tmp_path: Path) -> None:
+    lock = tmp_path / "measure.lock"
+    # The second measurement runs in another process, as it would in real use.
+    second = textwrap.dedent(f"""
+        import argparse, sys
+        sys.path.insert(0, {str(TOOLS)!r})
+        import quiet
+        options = argparse.Namespace(wait=False, allow_load=True)
+        with quiet.measurement(options, "second", lock_path=quiet.Path({str(lock)!r})):
+            print("measured")
+    """)
+    with quiet.measurement(options("--allow-load"), "first", lock_path=lock):
+        blocked = subprocess.run([sys.executable, "-c", second], capture_output=True, text=True)
+    assert blocked.returncode != 0 and "measured" not in blocked.stdout
+    assert "another measurement is running" in blocked.stderr
+    assert "first" in blocked.stderr  # the message names the holder
+    free = subprocess.run([sys.executable, "-c", second], capture_output=True, text=True)
+    assert free.returncode == 0 and "measured" in free.stdout
+
+
+def test_wait_waits_for_the_holder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    lock = tmp_path / "measure.lock"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", textwrap.dedent(f"""
+            import fcntl, sys, time
+            with open({str(lock)!r}, "a+") as handle:
+                fcntl.flock(handle, fcntl.LOCK_EX)
+                handle.write("the holder\\n"); handle.flush()
+                print("locked", flush=True)
+                sys.stdin.readline()
+        """)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+    )
+    assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
+    pauses: list[float] = []
+
+    def release_on_first_pause(seconds: float) -> None:
+        pauses.append(seconds)
+        if holder.stdin is not None and not holder.stdin.closed:
+            holder.stdin.close()
+            holder.wait(timeout=10)
+
+    with quiet.measurement(options("--wait"), "waiter", lock_path=lock, load=lambda: 0.0,
+                           pause=release_on_first_pause) as conditions:
+        assert conditions.quiet
+    assert pauses == [quiet.WAIT_STEP]
+
+
+def test_a_busy_machine_is_refused(tmp_path: Path) -> None:
+    busy = quiet.measurement(options(), "busy", lock_path=tmp_path / "lock", load=lambda: 99.0)
+    with pytest.raises(SystemExit) as refusal, busy:
+        pytest.fail("the measurement must not start on a busy machine")
+    assert "the machine is busy" in str(refusal.value) and "--allow-load" in str(refusal.value)
+
+
+def test_allow_load_measures_and_says_not_quiet(tmp_path: Path) -> None:
+    loads = iter([99.0, 42.0])
+    with quiet.measurement(options("--allow-load"), "busy", lock_path=tmp_path / "lock",
+                           load=lambda: next(loads)) as conditions:
+        assert not conditions.quiet
+    record = conditions.record()
+    assert record["quiet"] is False
+    assert (record["load_before"], record["load_after"]) == (99.0, 42.0)
+
+
+def test_wait_waits_for_the_load_to_fall(tmp_path: Path) -> None:
+    loads = iter([5.0, 3.0, 0.0, 0.5])
+    pauses: list[float] = []
+    with quiet.measurement(options("--wait"), "patient", lock_path=tmp_path / "lock",
+                           load=lambda: next(loads), pause=pauses.append) as conditions:
+        pass
+    assert len(pauses) == 2 and conditions.quiet and conditions.load_before == 0.0
+
+
+def test_conditions_are_recorded(tmp_path: Path) -> None:
+    loads = iter([0.0, 1.25])
+    with quiet.measurement(options(), "recorder", lock_path=tmp_path / "lock",
+                           load=lambda: next(loads)) as conditions:
+        assert conditions.load_after is None  # filled in when the measurement ends
+    record = json.loads(json.dumps(conditions.record()))
+    assert record["quiet"] is True and record["tool"] == "recorder"
+    assert record["load_before"] == 0.0 and record["load_after"] == 1.25
+    assert record["cores"] >= 1 and record["cpu"] and record["python"].startswith("CPython")
+    assert record["load_limit"] == round(quiet.LOAD_LIMIT_PER_CORE * record["cores"], 2)
+    assert record["started"].endswith("UTC") and record["finished"].endswith("UTC")
+
+
+def test_interleaving_alternates_the_order() -> None:
+    assert list(quiet.interleaved(["a", "b", "c"], 3)) == list("abccbaabc")
+
+
+def test_describe_names_the_conditions(tmp_path: Path) -> None:
+    loads = iter([0.1, 0.9])
+    with quiet.measurement(options(), "described", lock_path=tmp_path / "lock",
+                           load=lambda: next(loads)) as conditions:
+        pass
+    sentence = quiet.describe({"conditions": conditions.record()})
+    assert "load average 0.1 before and 0.9 after" in sentence
+    assert "a quiet machine" in sentence and conditions.cpu in sentence
+    older = {"machine": {"date": "2026-11-29", "cpu_count": 2, "python": "3.11.7"}}
+    assert "not checked for a quiet machine" in quiet.describe(older)

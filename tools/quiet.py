@@ -1,0 +1,186 @@
+"""Timing hygiene shared by every measuring tool: one measurement at a time, on a quiet machine.
+
+A tool wraps its measuring in `measurement(options, tool)`:
+
+- an exclusive lock on LOCK_PATH, so that no two measurements of the book ever overlap (a
+  second one refuses with a message naming the first, or waits for it with `--wait`);
+- the 1-minute load average before the measurement: above LOAD_LIMIT_PER_CORE times the
+  number of cores the tool refuses to start, unless `--allow-load`, and then the data file
+  says `"quiet": false`;
+- a `conditions` record for the data file: CPU model, cores, Python, the load before and
+  after, the lock, dates. The load after counts the measurement itself: a run that keeps
+  one core busy for a minute or more ends near 1.0 even on an idle machine.
+
+Why 0.3 per core: the load average counts the processes running or waiting to run. An idle
+machine (shells, an editor, cron) stays below 0.1 per core; one busy process on a 2-core
+machine adds 0.5 per core, and with it a measurement shares caches, memory bandwidth and
+turbo headroom with a neighbour, and loses its core whenever the two meet. 0.3 lets the
+first pass and stops the second. The figure is a 1-minute average: after heavy work it
+takes a minute or two to fall, which `--wait` waits out.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import fcntl
+import os
+import platform
+import sys
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+LOCK_PATH = Path("/tmp/cb2026-measure.lock")
+LOAD_LIMIT_PER_CORE = 0.3
+WAIT_STEP = 10.0  # seconds between looks at the lock or the load under --wait
+WAIT_LIMIT = 1800.0  # give up waiting after half an hour
+
+
+def one_minute_load() -> float:
+    """The 1-minute load average of the machine."""
+    return os.getloadavg()[0]
+
+
+def cpu_model() -> str:
+    """The processor's model name (from /proc/cpuinfo on Linux), or a fallback."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def now() -> str:
+    """The time in UTC, to the minute."""
+    return datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+@dataclass
+class Conditions:
+    """How the machine was while a measurement ran: the data file's `conditions` record."""
+
+    tool: str
+    quiet: bool
+    load_before: float
+    load_limit: float
+    cpu: str = field(default_factory=cpu_model)
+    cores: int = field(default_factory=lambda: os.cpu_count() or 1)
+    python: str = f"{platform.python_implementation()} {platform.python_version()}"
+    system: str = field(default_factory=platform.platform)
+    lock: str = str(LOCK_PATH)
+    started: str = field(default_factory=now)
+    load_after: float | None = None
+    finished: str | None = None
+
+    def record(self) -> dict[str, object]:
+        """The record as a dictionary for JSON."""
+        return asdict(self)
+
+
+def interleaved(names: Sequence[str], repeats: int) -> Iterator[str]:
+    """The names `repeats` times over, every other pass reversed (AB BA AB ...), so that a
+    drift of the machine's speed during the run falls on every contender alike."""
+    for repeat in range(repeats):
+        yield from (reversed(names) if repeat % 2 else names)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the options every measuring tool shares: --allow-load and --wait."""
+    parser.add_argument(
+        "--allow-load", action="store_true",
+        help="measure even on a busy machine (the data file then says \"quiet\": false)",
+    )
+    parser.add_argument(
+        "--wait", action="store_true",
+        help="wait for another measurement to finish and for the load to fall",
+    )
+
+
+def take_lock(handle: IO[str], wait: bool, pause: Callable[[float], None]) -> None:
+    """Hold the exclusive lock on `handle`'s file, or exit naming the holder."""
+    waited = 0.0
+    while True:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            holder = Path(handle.name).read_text().strip() or "another process"
+            if not wait or waited >= WAIT_LIMIT:
+                sys.exit(f"another measurement is running ({holder}; lock {handle.name}): "
+                         "run this when it has finished, or pass --wait")
+            print(f"waiting for the measurement lock, held by {holder}", flush=True)
+            pause(WAIT_STEP)
+            waited += WAIT_STEP
+
+
+def settled_load(limit: float, allow_load: bool, wait: bool,
+                 load: Callable[[], float], pause: Callable[[float], None]) -> float:
+    """The load average once it is under `limit` (or allowed); exit if it stays above."""
+    waited = 0.0
+    current = load()
+    while current > limit and not allow_load:
+        if not wait or waited >= WAIT_LIMIT:
+            sys.exit(f"the machine is busy: 1-minute load average {current:.2f} is above "
+                     f"{limit:.2f} ({LOAD_LIMIT_PER_CORE} per core). Measure on a quiet "
+                     "machine, pass --wait, or pass --allow-load to record it as not quiet")
+        print(f"waiting for the load average ({current:.2f}) to fall below {limit:.2f}",
+              flush=True)
+        pause(WAIT_STEP)
+        waited += WAIT_STEP
+        current = load()
+    return current
+
+
+@contextmanager
+def measurement(
+    options: argparse.Namespace,
+    tool: str,
+    lock_path: Path = LOCK_PATH,
+    load: Callable[[], float] = one_minute_load,
+    pause: Callable[[float], None] = time.sleep,
+) -> Iterator[Conditions]:
+    """Hold the measurement lock on a quiet machine; yield the conditions, completed at exit."""
+    limit = round(LOAD_LIMIT_PER_CORE * (os.cpu_count() or 1), 2)
+    with open(lock_path, "a+") as handle:
+        take_lock(handle, options.wait, pause)
+        # Name the holder in the lock file, for the message of whoever comes next.
+        handle.truncate(0)
+        handle.write(f"pid {os.getpid()}: {tool}, since {now()}\n")
+        handle.flush()
+        before = settled_load(limit, options.allow_load, options.wait, load, pause)
+        conditions = Conditions(tool, quiet=before <= limit, load_before=round(before, 2),
+                                load_limit=limit, lock=str(lock_path))
+        print(f"{tool}: load average {before:.2f} (limit {limit:.2f}), "
+              f"{'quiet' if conditions.quiet else 'NOT quiet'}; {conditions.cpu}", flush=True)
+        try:
+            yield conditions
+        finally:
+            conditions.load_after = round(load(), 2)
+            conditions.finished = now()
+            handle.truncate(0)
+
+
+def describe(data: dict[str, Any]) -> str:
+    """One sentence for a chapter on how the machine was during the measurement in `data`."""
+    conditions = data.get("conditions")
+    if conditions is None:  # a file from before this module: its `machine` record only
+        machine = data["machine"]
+        cpu = machine.get("cpu", machine.get("machine", "an unnamed CPU"))
+        load = machine.get("load_average")
+        during = f", load average {load[0]} at the end" if load else ""
+        python = machine["python"].removeprefix("CPython ")
+        return (f"Measured {machine['date']} on {cpu} ({machine['cpu_count']} cores), Python "
+                f"{python}{during}; not checked for a quiet machine (an older run).")
+    verdict = "a quiet machine" if conditions["quiet"] else "NOT a quiet machine (--allow-load)"
+    return (
+        f"Measured {conditions['started']} on {conditions['cpu']} ({conditions['cores']} cores), "
+        f"{conditions['python']}; 1-minute load average {conditions['load_before']} before and "
+        f"{conditions['load_after']} after, the run's own process included (limit "
+        f"{conditions['load_limit']} before): {verdict}."
+    )
