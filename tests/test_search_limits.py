@@ -9,19 +9,13 @@ at all, an `info string` saying so. python-chess is the referee for legality.
 
 from __future__ import annotations
 
-import json
-import shlex
-import sys
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import chess
 import pytest
 
-import cb2026
 from cb2026.limits import Limits, allocate_time
-from cb2026.match import main as match_main
 from cb2026.move import Move, move_to_uci
 from cb2026.position import Position
 from cb2026.rules import legal_moves
@@ -187,27 +181,3 @@ def test_go_depth_0_says_that_no_move_was_searched(gui: Conversation) -> None:
     lines, move = answer(gui, BUSY, "go depth 0")
     assert lines == [f"{NO_MOVE_SEARCHED}: playing the first in search order"]
     assert move == "h6f8"
-
-
-# The executable as a GUI runs it, through the match runner.
-PACKAGE_FOLDER = str(Path(cb2026.__file__).resolve().parents[1])
-CB2026 = shlex.join([
-    sys.executable, "-c",
-    f"import sys; sys.path.insert(0, {PACKAGE_FOLDER!r}); from cb2026.cli import main; main()",
-])
-
-
-@pytest.mark.slow
-def test_twenty_games_at_one_second_never_lose_on_time(tmp_path: Path) -> None:
-    json_path = tmp_path / "result.json"
-    status = match_main([
-        "--engine", f"cmd={shlex.quote(CB2026)} name=cb2026",
-        "--engine", f"cmd={shlex.quote(CB2026)} name=cb2026",
-        "--games", "20", "--concurrency", "1", "--tc", "1+0.01",
-        "--json", str(json_path), "--quiet",
-    ])
-    assert status == 0
-    summary = json.loads(json_path.read_text())
-    assert summary["games_played"] == 20
-    losses = [game for game in summary["games"] if game["termination"] == "time forfeit"]
-    assert losses == [], losses

@@ -150,10 +150,14 @@ class Searcher:
 
     def check_limits(self) -> None:
         """Raise SearchStoppedError if the search was told to stop or has reached a limit."""
+        now = time.monotonic()
         if (self.stop_event.is_set() or self.notes.nodes >= self.node_limit
-                or time.monotonic() >= self.hard_deadline):
+                or now >= self.hard_deadline):
             raise SearchStoppedError
-        # Check again after 256 nodes, or exactly at the node limit if that comes sooner.
+        # Check again after 256 nodes; sooner near the deadline, and exactly at the node limit.
+        if self.hard_deadline - now < DEADLINE_NEAR:
+            self.next_check = min(self.next_check,
+                                  self.notes.nodes + NODES_BETWEEN_CHECKS_NEAR_DEADLINE)
         self.next_check = min(self.next_check, self.node_limit)
 
     def negamax(
@@ -332,6 +336,7 @@ class Searcher:
         self.start_time = time.monotonic()
         soft, hard = allocate_time(limits, position.side_to_move)
         self.hard_deadline = self.start_time + hard
+        self.next_check = 1  # the root checks first: a `stop` or a spent clock count at once
         self.node_limit = NO_LIMIT  # depth 1 always completes, whatever `go nodes` says
         self.completed_depth = 0
         self.previous_best_move = None
@@ -425,6 +430,13 @@ def mate_in_moves(score: int) -> int:
     if score > 0:
         return (MATE - score + 1) // 2
     return -((MATE + score + 1) // 2)
+
+
+# Within this many seconds of the hard deadline, the clock is checked every 16 nodes:
+# 256 nodes take several milliseconds in Python, too many when only a few are left.
+DEADLINE_NEAR = 0.025
+
+NODES_BETWEEN_CHECKS_NEAR_DEADLINE = 16
 
 
 def score_to_tt(score: int, ply: int) -> int:
