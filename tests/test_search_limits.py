@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from dataclasses import fields
 
 import chess
 import pytest
@@ -122,8 +123,8 @@ def test_a_stopped_iteration_plays_its_better_move(gui: Conversation) -> None:
 
 
 def test_the_previous_best_move_is_searched_first_with_every_technique_off() -> None:
-    recorder = RootRecorder(Techniques(alphabeta=False, ordering=False, quiescence=False,
-                                       pst=False, tt=False))
+    # Every switch of the stage under test off (later stages add switches such as tt).
+    recorder = RootRecorder(Techniques(**{field.name: False for field in fields(Techniques)}))
     reports: list[Iteration] = []
     recorder.think(Position.from_fen(MIDDLEGAME), Limits(depth=3), reports.append)
     for iteration in reports[:-1]:
