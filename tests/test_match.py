@@ -514,6 +514,33 @@ def test_dask_cluster_plays_the_same_games(tmp_path: Path) -> None:
     assert remote["pentanomial"] == local["pentanomial"]
 
 
+@pytest.mark.slow
+def test_twenty_games_at_one_second_never_lose_on_time(tmp_path: Path) -> None:
+    """At 1+0.01 the clock ends up nearly empty: the search must keep within the increment.
+
+    (Stage 7's search checks the clock from the first node and every 16 nodes near the
+    deadline; before that, such a match lost several games on time.)
+    """
+    status, summary, _ = run_main(
+        [
+            "--engine",
+            f"cmd={shlex.quote(CB2026)} name=cb2026",
+            "--engine",
+            f"cmd={shlex.quote(CB2026)} name=cb2026",
+            "--games",
+            "20",
+            "--concurrency",
+            "1",
+            "--tc",
+            "1+0.01",
+        ],
+        tmp_path,
+    )
+    assert status == 0 and summary["games_played"] == 20
+    losses = [game for game in summary["games"] if game["termination"] == "time forfeit"]
+    assert losses == [], losses
+
+
 def test_clocks_with_a_real_engine(tmp_path: Path) -> None:
     """Two short games under a real clock: cb2026 manages its time and never flags."""
     status, summary, games = run_main(

@@ -253,13 +253,15 @@ def run_search(session: Session, position: Position, limits: Limits) -> None:
         session.say(uci_info_line(session, iteration) if session.uci_mode
                     else human_info_line(iteration))
 
-    best_move, _ = session.searcher.think(position, limits, report)
+    best_move, last = session.searcher.think(position, limits, report)
+    if last is None and best_move is not None:
+        session.say("info string no move was searched: playing the first in search order")
     session.bestmove_sent.set()
     session.say(f"bestmove {move_to_uci(best_move) if best_move is not None else '0000'}")
 
 
 def handle_stop(session: Session, arguments: list[str]) -> None:
-    """Stop the search; it answers with the best move of its last completed iteration."""
+    """Stop the search; it answers with the best move it has searched deepest."""
     session.stop_search()
 
 

@@ -76,7 +76,8 @@ def allocate_time(limits: Limits, side: Colour) -> tuple[float, float]:
     increment = (limits.winc if side == WHITE else limits.binc) / 1000
     left = remaining / 1000 - MOVE_OVERHEAD
     moves_to_go = limits.movestogo or DEFAULT_MOVES_TO_GO
-    budget = left / moves_to_go + 0.75 * increment
+    # Every move brings its increment back, and every move to come costs the overhead.
+    budget = left / moves_to_go + increment - MOVE_OVERHEAD
     hard = max(min(3 * budget, MAXIMUM_SHARE * left), MINIMUM_TIME)
     # Each iteration takes several times as long as the one before, so one started
     # after half the budget would most likely be cut off by the hard limit anyway.

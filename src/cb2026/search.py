@@ -129,6 +129,8 @@ class Searcher:
         self.hard_deadline = NO_LIMIT  # time.monotonic() at which the search is aborted
         self.completed_depth = 0
         self.elapsed = 0.0  # seconds the last think() took
+        self.root_score = -INFINITY  # the score of the root's best fully searched move
+        self.previous_best_move: Move | None = None  # the root searches it first
         # The table outlives a search: the next move's search starts from what this one found.
         self.tt = TranspositionTable(DEFAULT_HASH_MB)
 
@@ -148,12 +150,15 @@ class Searcher:
 
     def check_limits(self) -> None:
         """Raise SearchStoppedError if the search was told to stop or has reached a limit."""
-        if self.stop_event.is_set() or self.notes.nodes >= self.node_limit:
+        now = time.monotonic()
+        if (self.stop_event.is_set() or self.notes.nodes >= self.node_limit
+                or now >= self.hard_deadline):
             raise SearchStoppedError
-        # The clock is not checked before the first iteration is complete: a searched
-        # move is always better than the fallback of the first legal one.
-        if self.completed_depth and time.monotonic() >= self.hard_deadline:
-            raise SearchStoppedError
+        # Check again after 256 nodes; sooner near the deadline, and exactly at the node limit.
+        if self.hard_deadline - now < DEADLINE_NEAR:
+            self.next_check = min(self.next_check,
+                                  self.notes.nodes + NODES_BETWEEN_CHECKS_NEAR_DEADLINE)
+        self.next_check = min(self.next_check, self.node_limit)
 
     def negamax(
         self, position: Position, depth: int, alpha: int, beta: int, ply: int, pv: list[Move]
@@ -197,6 +202,8 @@ class Searcher:
         if tt_move is not None:
             moves.remove(tt_move)
             moves.insert(0, tt_move)
+        if not ply:
+            moves = self.previous_best_first(moves)
         original_alpha = alpha
         best = -INFINITY
         best_move = None
@@ -213,6 +220,8 @@ class Searcher:
             if score > alpha:
                 alpha = score
                 pv[:] = [move, *child_pv]
+                if not ply:
+                    self.root_score = score  # a stopped iteration may play this move
             if score >= beta and self.techniques.alphabeta:
                 # The opponent will not allow this position: its other moves cannot matter.
                 notes.cutoffs += 1
@@ -302,18 +311,22 @@ class Searcher:
         return noisy
 
     def iterate(self, position: Position, depth: int) -> Iteration | None:
-        """Search `position` to `depth`; return the result, or None if the search was stopped."""
+        """Search `position` to `depth`; return the result, None if stopped before any root move."""
         root_moves_made = len(position.undo_stack)
         pv: list[Move] = []
+        complete = True
         try:
             score = self.negamax(position, depth, -INFINITY, INFINITY, 0, pv)
         except SearchStoppedError:
             # Take back the moves the search had on the board when it stopped.
             while len(position.undo_stack) > root_moves_made:
                 position.unmake_move()
-            return None
+            if not pv:
+                return None  # not one root move was searched to the end
+            score, complete = self.root_score, False
         elapsed = time.monotonic() - self.start_time
-        return Iteration(depth, score, pv, self.notes.nodes, self.notes.seldepth, elapsed)
+        return Iteration(depth, score, pv, self.notes.nodes, self.notes.seldepth, elapsed,
+                         complete)
 
     def think(
         self, position: Position, limits: Limits, report: Callable[[Iteration], None]
@@ -323,26 +336,46 @@ class Searcher:
         self.start_time = time.monotonic()
         soft, hard = allocate_time(limits, position.side_to_move)
         self.hard_deadline = self.start_time + hard
-        self.node_limit = limits.nodes if limits.nodes is not None else NO_LIMIT
+        self.next_check = 1  # the root checks first: a `stop` or a spent clock count at once
+        self.node_limit = NO_LIMIT  # depth 1 always completes, whatever `go nodes` says
         self.completed_depth = 0
+        self.previous_best_move = None
         last: Iteration | None = None
         max_depth = limits.depth if limits.depth is not None else MAX_DEPTH
         for depth in range(1, max_depth + 1):
             iteration = self.iterate(position, depth)
             if iteration is None:
-                break  # stopped: the unfinished iteration is not used
+                break  # stopped before one root move was done: the last iteration stands
             last = iteration
-            self.completed_depth = depth
             report(iteration)
-            if not iteration.pv or self.has_enough(iteration, limits, soft):
+            if not iteration.complete or not iteration.pv:
+                break  # stopped, or no legal move at the root
+            self.completed_depth = depth
+            self.previous_best_move = iteration.pv[0]  # the next iteration searches it first
+            if limits.nodes is not None:
+                self.node_limit = limits.nodes
+                self.next_check = min(self.next_check, limits.nodes)  # stop exactly at N
+            if self.has_enough(iteration, limits, soft):
                 break
         if limits.infinite:
             self.stop_event.wait()  # `go infinite` answers only after `stop`
         self.elapsed = time.monotonic() - self.start_time
-        moves = legal_moves(position)
         if last is not None and last.pv:
             return last.pv[0], last
-        return (moves[0] if moves else None), last
+        return self.unsearched_move(position), last
+
+    def unsearched_move(self, position: Position) -> Move | None:
+        """Return the move to play when none was searched: the first in the search's order."""
+        moves = legal_moves(position)
+        return self.order_moves(position, moves)[0] if moves else None
+
+    def previous_best_first(self, moves: list[Move]) -> list[Move]:
+        """Return the root's moves with the previous iteration's best move moved to the front."""
+        previous = self.previous_best_move
+        if previous in moves:  # None (at depth 1) is in no list of moves
+            moves.remove(previous)
+            moves.insert(0, previous)
+        return moves
 
     def has_enough(self, iteration: Iteration, limits: Limits, soft: float) -> bool:
         """Return True if the search should start no further iteration after `iteration`."""
@@ -370,12 +403,12 @@ MAX_DEPTH = 64
 
 
 class SearchStoppedError(Exception):
-    """Raised inside the search when it must stop; the unfinished iteration is thrown away."""
+    """Raised inside the search when it must stop; the node being searched is abandoned."""
 
 
 @dataclass
 class Iteration:
-    """The result of one completed iteration of iterative deepening."""
+    """The result of one iteration of iterative deepening, complete or stopped."""
 
     depth: int
 
@@ -389,12 +422,21 @@ class Iteration:
 
     elapsed: float  # seconds since the search started
 
+    complete: bool = True  # False: stopped after only some of the root's moves
+
 
 def mate_in_moves(score: int) -> int:
     """Return the moves to mate of a mate score: positive if the side to move mates."""
     if score > 0:
         return (MATE - score + 1) // 2
     return -((MATE + score + 1) // 2)
+
+
+# Within this many seconds of the hard deadline, the clock is checked every 16 nodes:
+# 256 nodes take several milliseconds in Python, too many when only a few are left.
+DEADLINE_NEAR = 0.025
+
+NODES_BETWEEN_CHECKS_NEAR_DEADLINE = 16
 
 
 def score_to_tt(score: int, ply: int) -> int:

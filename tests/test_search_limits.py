@@ -1,0 +1,184 @@
+"""The search never plays a move it has not searched, and honours the clock from the first node.
+
+What a GUI sees (stage 7): under `go nodes N` depth 1 always completes; `stop` and the
+clock's hard limit end even depth 1; a stopped iteration is used for the root moves it
+searched to the end (the previous iteration's best move goes first); and before every
+`bestmove` comes an `info` line whose PV starts with that move, or, if no move was searched
+at all, an `info string` saying so. python-chess is the referee for legality.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from dataclasses import fields
+
+import chess
+import pytest
+
+from cb2026.limits import Limits, allocate_time
+from cb2026.move import Move, move_to_uci
+from cb2026.position import Position
+from cb2026.rules import legal_moves
+from cb2026.search import Iteration, Searcher, Techniques
+from test_uci import KIWIPETE, Conversation, assert_legal, info_fields
+
+pytestmark = pytest.mark.stage("stage-07-uci")
+
+MIDDLEGAME = "r2q1rk1/pp2bppp/2n1pn2/3p4/3P1B2/2PB1N2/PP1N1PPP/R2Q1RK1 w - - 0 10"
+# Found by a search for positions whose depth 1 is expensive: the quiescence search has
+# so many captures to play out that depth 1 alone costs over a hundred thousand nodes.
+BUSY = "3rkqr1/p1pp1p1n/b1NPp1pB/3nb3/Pp2P3/2NB1Q1p/1PP2PPP/2KR3R w - - 11 9"
+NO_MOVE_SEARCHED = "info string no move was searched"
+
+
+@pytest.fixture
+def gui() -> Iterator[Conversation]:
+    """The command loop in UCI mode, on a thread of its own (as in test_uci)."""
+    conversation = Conversation()
+    conversation.send("uci")
+    conversation.read_until("uciok")
+    yield conversation
+    conversation.close()
+
+
+def answer(gui: Conversation, fen: str, go: str) -> tuple[list[str], str]:
+    """Send a position and a `go`; return every reply line before `bestmove`, and its move."""
+    gui.send(f"position fen {fen}")
+    gui.send(go)
+    lines = gui.read_until("bestmove", timeout=60)
+    return lines[:-1], lines[-1].split()[1]
+
+
+def assert_reported(lines: list[str], move: str) -> dict[str, str]:
+    """Assert that the last `info` line with a PV shows a line starting with `move`."""
+    infos = [info_fields(line) for line in lines if line.startswith("info depth")]
+    assert infos, f"no info line before bestmove {move}: {lines}"
+    last = infos[-1]
+    assert last["pv"].split()[0] == move, (last, move)
+    assert not any(line.startswith(NO_MOVE_SEARCHED) for line in lines)
+    return last
+
+
+def test_go_nodes_1_searches_depth_1_and_reports_it(gui: Conversation) -> None:
+    lines, move = answer(gui, KIWIPETE, "go nodes 1")
+    last = assert_reported(lines, move)
+    assert int(last["depth"]) >= 1
+    assert_legal(KIWIPETE, move)
+
+
+def test_go_nodes_2000_completes_depth_1_in_kiwipete() -> None:
+    reports: list[Iteration] = []
+    move, last = Searcher().think(Position.from_fen(KIWIPETE), Limits(nodes=2000),
+                                  reports.append)
+    assert [iteration.depth for iteration in reports] == [1]
+    assert reports[0].complete and reports[0].nodes > 2000  # depth 1 costs more than that
+    assert move == last.pv[0]
+    # The move is the best of a complete depth 1: a fixed-depth search agrees.
+    assert Searcher().search(Position.from_fen(KIWIPETE), 1)[1] == move
+
+
+def test_node_limit_stops_exactly_from_depth_2_on() -> None:
+    reports: list[Iteration] = []
+    Searcher().think(Position.from_fen(KIWIPETE), Limits(nodes=5000), reports.append)
+    assert [(iteration.depth, iteration.complete) for iteration in reports] == [
+        (1, True), (2, False)]
+    assert reports[-1].nodes == 5000
+
+
+class RootRecorder(Searcher):
+    """A searcher that notes each root move searched to the end: depth, move, score, nodes."""
+
+    def start_search(self) -> None:
+        super().start_search()
+        self.finished: list[tuple[int, Move, int, int]] = []
+
+    def iterate(self, position: Position, depth: int) -> Iteration | None:
+        self.iteration_depth = depth
+        return super().iterate(position, depth)
+
+    def negamax(self, position, depth, alpha, beta, ply, pv):
+        score = super().negamax(position, depth, alpha, beta, ply, pv)
+        if ply == 1:
+            move = position.undo_stack[-1][0]
+            self.finished.append((self.iteration_depth, move, -score, self.notes.nodes))
+        return score
+
+
+def test_a_stopped_iteration_plays_its_better_move(gui: Conversation) -> None:
+    # Find the node at which depth 2 has finished a root move better than the first one.
+    recorder = RootRecorder()
+    recorder.think(Position.from_fen(MIDDLEGAME), Limits(depth=2), lambda iteration: None)
+    depth_one = [entry for entry in recorder.finished if entry[0] == 1]
+    depth_two = [entry for entry in recorder.finished if entry[0] == 2]
+    first_move = max(depth_one, key=lambda entry: entry[2])[1]
+    better = next(entry for entry in depth_two if entry[2] > depth_two[0][2])
+    assert better[1] != first_move
+    # Stopped one node after that move was finished, the partial depth 2 plays it.
+    lines, move = answer(gui, MIDDLEGAME, f"go nodes {better[3] + 1}")
+    last = assert_reported(lines, move)
+    assert move == move_to_uci(better[1]) != move_to_uci(first_move)
+    assert int(last["depth"]) == 2 and last["score"] == f"cp {better[2]}"
+    assert_legal(MIDDLEGAME, move)
+
+
+def test_the_previous_best_move_is_searched_first_with_every_technique_off() -> None:
+    # Every switch of the stage under test off (later stages add switches such as tt).
+    recorder = RootRecorder(Techniques(**{field.name: False for field in fields(Techniques)}))
+    reports: list[Iteration] = []
+    recorder.think(Position.from_fen(MIDDLEGAME), Limits(depth=3), reports.append)
+    for iteration in reports[:-1]:
+        first_of_next = next(entry for entry in recorder.finished
+                             if entry[0] == iteration.depth + 1)
+        assert first_of_next[1] == iteration.pv[0]
+
+
+@pytest.mark.parametrize("fen", [KIWIPETE, BUSY])
+def test_stop_straight_after_go_still_reports_the_move(gui: Conversation, fen: str) -> None:
+    for _ in range(3):
+        gui.send(f"position fen {fen}")
+        gui.send("go infinite")
+        gui.send("stop")
+        lines = gui.read_until("bestmove")
+        move = lines[-1].split()[1]
+        assert_legal(fen, move)
+        if any(line.startswith(NO_MOVE_SEARCHED) for line in lines):
+            assert not any(line.startswith("info depth") for line in lines)
+        else:
+            assert_reported(lines[:-1], move)
+
+
+def test_a_30_ms_clock_is_honoured_during_depth_1(gui: Conversation) -> None:
+    # Depth 1 of BUSY costs far more than the clock allows; the engine must not finish it.
+    _, hard = allocate_time(Limits(wtime=30, btime=30), chess.WHITE)
+    gui.send(f"position fen {BUSY}")
+    started = time.monotonic()
+    gui.send("go wtime 30 btime 30")
+    lines = gui.read_until("bestmove", timeout=60)
+    elapsed = time.monotonic() - started
+    assert elapsed < hard + 0.25, elapsed
+    move = lines[-1].split()[1]
+    assert_legal(BUSY, move)
+    assert (any(line.startswith(NO_MOVE_SEARCHED) for line in lines)
+            or assert_reported(lines[:-1], move))
+
+
+def test_a_search_stopped_before_any_root_move_plays_the_ordered_first_move() -> None:
+    position = Position.from_fen(BUSY)
+    searcher = Searcher()
+    searcher.stop_event.set()  # stopped at the first check, long before a root move is done
+    reports: list[Iteration] = []
+    move, last = searcher.think(position, Limits(), reports.append)
+    assert last is None and reports == []
+    ordered = searcher.order_moves(position, legal_moves(position))
+    assert move == ordered[0] != legal_moves(position)[0]  # not the generator's first
+    assert move_to_uci(move) == "h6f8"  # the bishop takes the queen: referee-checked below
+    board = chess.Board(BUSY)
+    assert board.piece_at(chess.F8) == chess.Piece(chess.QUEEN, chess.BLACK)
+    assert_legal(BUSY, move_to_uci(move))
+
+
+def test_go_depth_0_says_that_no_move_was_searched(gui: Conversation) -> None:
+    lines, move = answer(gui, BUSY, "go depth 0")
+    assert lines == [f"{NO_MOVE_SEARCHED}: playing the first in search order"]
+    assert move == "h6f8"
