@@ -48,7 +48,7 @@ saves: $(STAMP)  ## a chapter's "What it saves" table: make saves STAGE=... EXPE
 	$(BIN)/python tools/measure_techniques.py $(STAGE) $(EXPERIMENT) $(DEPTH) $(ARGS)
 
 elo: opponents  ## a chapter's "What it's worth" matches: make elo STAGE=stage-08-tt [GAMES=100]
-	$(BIN)/python tools/elo_matches.py $(STAGE) --games $(or $(GAMES),100) $(ARGS)
+	$(BIN)/python tools/elo_matches.py $(STAGE) $(if $(GAMES),--games $(GAMES)) $(ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -369,9 +369,11 @@ def test_real_match_cb2026_against_itself(tmp_path: Path) -> None:
     assert len(engine_comments) == moves
     blind = sum(engine["blind_moves"] for engine in summary["engines"])
     assert blind == sum(comment.startswith("?") for comment in engine_comments)
+    # cb2026 completes depth 1 whatever the node budget (chapter 7): no move is blind.
+    assert blind == 0
     for engine in summary["engines"]:
         assert 1 <= engine["depth"]["min"] <= engine["depth"]["median"]
-        assert 0 < engine["nodes_per_move"] <= 300 * 1.1
+        assert engine["nodes_per_move"] > 0
         # cb2026 reports hashfull with every completed iteration.
         assert engine["hashfull"]["moves"] >= engine["moves"] - engine["blind_moves"]
     assert all("hashfull=" in comment for comment in engine_comments if "/" in comment)
@@ -398,7 +400,7 @@ def test_moves_without_a_principal_variation_are_blind(tmp_path: Path) -> None:
     fake, real = summary["engines"]
     assert fake["moves"] > 0 and fake["blind_moves"] == fake["moves"]
     assert fake["depth"] == {"mean": None, "median": None, "min": None}
-    assert real["blind_moves"] < real["moves"]
+    assert real["blind_moves"] == 0
 
 
 def test_an_opening_file_too_small_for_the_match_is_refused(

@@ -1,16 +1,21 @@
 """The book's "What it's worth" matches: each chapter's Elo measurements, in one place.
 
-usage: python tools/elo_matches.py STAGE [--games N] [--concurrency N] [--list]
+usage: python tools/elo_matches.py STAGE [--only NAME] [--resume] [--list] [--games N]
 
-Plays the matches listed for STAGE with the match runner (`python -m cb2026.match`), the
-engine being the package as it was at that stage (tangled from the book), and writes
-book/data/STAGE/elo-NAME.json and .pgn, which the chapter reads and renders. Matches take
-minutes to hours, so they never run under the test suite.
+Plays the experiments listed for STAGE with the match runner (`python -m cb2026.match`),
+cb2026 being the engine as it was at that stage (tangled from the book), and writes
+book/data/STAGE/elo-NAME.json and .pgn, which the chapter reads and renders. Every match is
+played in colour-reversed pairs, one opening of the book's suite per pair, and most stop on
+a pentanomial SPRT; `--games` only caps them. Matches take minutes to hours, so they never
+run under the test suite. While a match runs, its journal lives in build/matches/, and
+`--resume` continues an interrupted match from it.
 
 The engine is the compiled build of the stage (tools/compile_engine.py, built if missing)
-where a C compiler exists, else the plain Python one. The run holds the measurement lock
-and refuses a busy machine (tools/quiet.py: --allow-load, --wait); each JSON file it writes
-gets the run's `conditions` and the engine's `build`.
+where a C compiler exists, else the plain Python one: the same source, so the same games
+at fixed nodes, in a third of the time. Every run holds the measurement lock
+(tools/quiet.py), so no timing overlaps a match. A match on a clock also needs a quiet
+machine, since load would cost its engines time; a fixed-node match does not (its games
+are the same under any load), so it records the load but never refuses for it.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import shutil
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -31,38 +37,88 @@ sys.path.insert(0, str(ROOT / "tools"))
 import quiet  # noqa: E402
 from compile_engine import engine_folder  # noqa: E402
 
-# Self-play at a fixed number of nodes per move: the result does not depend on the machine's
-# load, and a technique that saves nodes shows up as depth reached within the budget.
-SELF_PLAY = ["--nodes", "2000", "--resign-count", "3", "--draw-count", "8", "--max-moves", "150"]
-CLOCK = ["--tc", "5+0.05", "--resign-count", "3", "--draw-count", "8", "--max-moves", "150"]
+# Games end early by the usual adjudication: a side down 10 pawns for 3 moves in a row
+# resigns, 8 moves near 0 after move 40 agree a draw, and 150 moves are a draw.
+ADJUDICATION = ["--resign-count", "3", "--draw-count", "8", "--max-moves", "150"]
 STOCKFISH = shutil.which("stockfish") or "/usr/games/stockfish"
 SUNFISH = shutil.which("sunfish-uci") or str(Path(sys.executable).parent / "sunfish-uci")
+
+# An SPRT asking whether a technique is worth something (elo0 = 0) or at least 20 Elo: a
+# large gain ends it within tens of pairs, a gain near zero only after hundreds.
+WORTH_SPRT = "elo0=0 elo1=20 alpha=0.05 beta=0.05"
 
 # Chapters 5 and 6 come before the engine can play (UCI search arrives in chapter 7), so their
 # techniques are measured with the chapter-7 engine, the technique switched off.
 PLAYING_STAGE = {"stage-05-alphabeta": "stage-07-uci", "stage-06-quiescence": "stage-07-uci"}
 
-MATCHES: dict[str, dict[str, tuple[list[str], list[str]]]] = {
-    # stage: {name: (opponent spec fields, limits)}; the first engine is always cb2026.
-    "stage-05-alphabeta": {"ordering": (["self", "option.Ordering=false"], SELF_PLAY)},
-    "stage-06-quiescence": {"quiescence": (["self", "option.Quiescence=false"], SELF_PLAY)},
-    "stage-07.1-matches": {
-        "sunfish": ([f"cmd={SUNFISH}", "name=sunfish"], CLOCK),
-        "stockfish-1350": (
-            [
-                f"cmd={STOCKFISH}",
-                "name=stockfish-1350",
-                "option.UCI_LimitStrength=true",
-                "option.UCI_Elo=1350",
-                "option.Threads=1",
-            ],
-            CLOCK,
+
+@dataclass(frozen=True)
+class Experiment:
+    """One match of the book: cb2026 against an opponent, under given limits."""
+
+    name: str
+    opponent: tuple[str, ...]  # ("self", options of the second cb2026...) or an engine spec
+    limits: tuple[str, ...]  # the runner's limit arguments
+    games: int  # the most games; an SPRT may end the match sooner
+    sprt: str | None = WORTH_SPRT
+    both: tuple[str, ...] = ()  # options for cb2026 on both sides (self-play only)
+
+    @property
+    def on_clock(self) -> bool:
+        """Return True if the engines play on a clock, so that load would change the games."""
+        return "--nodes" not in self.limits
+
+
+def nodes(count: int) -> tuple[str, ...]:
+    """Return the limits of self-play at a fixed number of nodes per move."""
+    return ("--nodes", str(count))
+
+
+def clock(control: str) -> tuple[str, ...]:
+    """Return the limits of a match on a clock, e.g. "5+0.05"."""
+    return ("--tc", control)
+
+
+def switched_off(
+    option: str, limits: tuple[str, ...], games: int, both: tuple[str, ...] = ()
+) -> Experiment:
+    """Return a self-play experiment: cb2026 against itself with one technique switched off."""
+    name = option.lower() + ("-clock" if "--tc" in limits else "")
+    return Experiment(name, ("self", f"option.{option}=false"), limits, games, both=both)
+
+
+# Fixed nodes measure what a technique does to the tree; the clock adds what it costs in time.
+SELF_PLAY_NODES = 8_000
+SELF_PLAY_CLOCK = "5+0.05"
+
+EXPERIMENTS: dict[str, list[Experiment]] = {
+    "stage-05-alphabeta": [
+        switched_off("Ordering", nodes(SELF_PLAY_NODES), 1000),
+        switched_off("Ordering", clock(SELF_PLAY_CLOCK), 600),
+    ],
+    "stage-06-quiescence": [
+        switched_off("Quiescence", nodes(SELF_PLAY_NODES), 1000),
+        switched_off("Quiescence", clock(SELF_PLAY_CLOCK), 600),
+    ],
+    "stage-07.1-matches": [
+        Experiment("sunfish", (f"cmd={SUNFISH}", "name=sunfish"), clock("5+0.05"), 400, None),
+        Experiment(
+            "stockfish-1350",
+            (f"cmd={STOCKFISH}", "name=stockfish-1350", "option.UCI_LimitStrength=true",
+             "option.UCI_Elo=1350", "option.Threads=1"),
+            clock("5+0.05"), 400, None,
         ),
-    },
-    "stage-08-tt": {"tt": (["self", "option.TT=false"], SELF_PLAY)},
-    "stage-08.1-tt-buckets": {
-        "buckets": (["self", "option.Buckets=false", "option.Hash=1"], SELF_PLAY)
-    },
+    ],
+    "stage-08-tt": [
+        switched_off("TT", nodes(SELF_PLAY_NODES), 1000),
+        switched_off("TT", clock(SELF_PLAY_CLOCK), 600),
+    ],
+    # Buckets only matter in a full table: 1 MB (65,536 entries) for both sides, and enough
+    # nodes per move that the table fills up early in every game (hashfull in the PGN).
+    "stage-08.1-tt-buckets": [
+        switched_off("Buckets", nodes(20_000), 800, both=("option.Hash=1",)),
+        switched_off("Buckets", clock(SELF_PLAY_CLOCK), 400, both=("option.Hash=1",)),
+    ],
 }
 
 
@@ -73,81 +129,98 @@ def engine_command(stage: str) -> str:
     return shlex.join([sys.executable, "-c", code])
 
 
-def match_arguments(stage: str, name: str, games: int, concurrency: int) -> list[str]:
+def working_path(stage: str, name: str) -> Path:
+    """Return where a match writes while it runs (its journal stays out of the book)."""
+    return ROOT / "build" / "matches" / stage / f"elo-{name}"
+
+
+def data_path(stage: str, name: str) -> Path:
+    """Return where the book keeps a finished match (.json and .pgn)."""
+    return ROOT / "book" / "data" / stage / f"elo-{name}"
+
+
+def match_arguments(stage: str, experiment: Experiment, games: int, resume: bool) -> list[str]:
     """The match runner's arguments for one of the book's matches."""
-    opponent, limits = MATCHES[stage][name]
     ours = f"cmd={engine_command(PLAYING_STAGE.get(stage, stage))}"
-    # A small table for both sides when the experiment needs a full one.
-    hash_option = ["option.Hash=1"] if "option.Hash=1" in opponent else []
-    first = shlex.join([ours, "name=cb2026", *hash_option])
-    if opponent[0] == "self":
-        second = shlex.join([ours, f"name=cb2026-no-{name}", *opponent[1:]])
+    first = shlex.join([ours, "name=cb2026", *experiment.both])
+    if experiment.opponent[0] == "self":
+        technique = experiment.opponent[1].split(".", 1)[1].split("=")[0].lower()
+        second = shlex.join(
+            [ours, f"name=cb2026-no-{technique}", *experiment.both, *experiment.opponent[1:]]
+        )
     else:
-        second = shlex.join(opponent)
-    output = ROOT / "book" / "data" / stage / f"elo-{name}"
+        second = shlex.join(experiment.opponent)
+    output = working_path(stage, experiment.name)
     output.parent.mkdir(parents=True, exist_ok=True)
-    return [
-        "--engine",
-        first,
-        "--engine",
-        second,
-        "--games",
-        str(games),
-        "--concurrency",
-        str(concurrency),
-        *limits,
-        "--json",
-        f"{output}.json",
-        "--pgn",
-        f"{output}.pgn",
-        "--event",
-        f"cb2026 {stage} {name}",
+    arguments = [
+        "--engine", first, "--engine", second,
+        "--games", str(games), "--concurrency", str(os.cpu_count() or 1),
+        *experiment.limits, *ADJUDICATION,
+        "--json", f"{output}.json", "--pgn", f"{output}.pgn",
+        "--event", f"cb2026 {stage} {experiment.name}", "--quiet",
     ]
+    if experiment.sprt:
+        arguments += ["--sprt", experiment.sprt]
+    return arguments + (["--resume"] if resume else [])
+
+
+def play(stage: str, experiment: Experiment, options: argparse.Namespace, build: str) -> int:
+    """Play one experiment under the measurement lock; copy its result into book/data."""
+    # A fixed-node match gives the same games under any load: record the load, never refuse.
+    options.allow_load = options.allow_load or not experiment.on_clock
+    games = min(options.games or experiment.games, experiment.games)
+    print(f"{stage} {experiment.name}: {PLAYING_STAGE.get(stage, stage)} engine ({build}), "
+          f"at most {games} games", flush=True)
+    with quiet.measurement(options, f"elo_matches {stage} {experiment.name}") as conditions:
+        completed = subprocess.run(
+            [sys.executable, "-m", "cb2026.match",
+             *match_arguments(stage, experiment, games, options.resume)],
+            env={**os.environ, "PYTHONPATH": str(ROOT / "src")},
+            check=False,
+        )
+    if completed.returncode != 0:
+        return completed.returncode
+    source, destination = working_path(stage, experiment.name), data_path(stage, experiment.name)
+    destination.parent.mkdir(parents=True, exist_ok=True)
+    summary = json.loads(source.with_suffix(".json").read_text())
+    summary |= {"build": build, "conditions": conditions.record(),
+                "command": f"python tools/elo_matches.py {stage} --only {experiment.name}"}
+    destination.with_suffix(".json").write_text(json.dumps(summary, indent=1) + "\n")
+    shutil.copyfile(source.with_suffix(".pgn"), destination.with_suffix(".pgn"))
+    print(f"wrote {destination.relative_to(ROOT)}.json and .pgn", flush=True)
+    return 0
 
 
 def main() -> int:
-    """Run the matches of one stage (or list them), one measurement at a time."""
+    """Run the experiments of one stage (or list them), one measurement at a time."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("stage", choices=sorted(MATCHES))
-    parser.add_argument("--games", type=int, default=100)
-    parser.add_argument("--concurrency", type=int, default=2)
-    parser.add_argument("--only", help="run only the match with this name")
+    parser.add_argument("stage", choices=sorted(EXPERIMENTS))
+    parser.add_argument("--only", help="run only the experiment with this name")
+    parser.add_argument("--games", type=int, help="play at most this many games per match")
+    parser.add_argument("--resume", action="store_true", help="continue interrupted matches")
+    parser.add_argument("--list", action="store_true", help="list the experiments and stop")
     quiet.add_arguments(parser)
     options = parser.parse_args()
+    experiments = [experiment for experiment in EXPERIMENTS[options.stage]
+                   if options.only in (None, experiment.name)]
+    if not experiments:
+        parser.error(f"no experiment named {options.only!r} at {options.stage}")
+    if options.list:
+        for experiment in experiments:
+            print(experiment.name, " ".join(experiment.limits), experiment.sprt or "no SPRT")
+        return 0
     _folder, build = engine_folder(PLAYING_STAGE.get(options.stage, options.stage), ROOT)
-    print(f"cb2026 plays as its {build} build", flush=True)
-    started = time.time()
-    with quiet.measurement(options, "elo_matches") as conditions:
-        returncode = run_matches(options)
-    record_conditions(options.stage, started, {"build": build, "conditions": conditions.record()})
-    return returncode
-
-
-def record_conditions(stage: str, since: float, record: dict[str, object]) -> None:
-    """Add `record` to every match file of `stage` that this run wrote."""
-    for path in (ROOT / "book" / "data" / stage).glob("elo-*.json"):
-        if path.stat().st_mtime >= since:
-            path.write_text(json.dumps({**json.loads(path.read_text()), **record}, indent=2) + "\n")
-
-
-def run_matches(options: argparse.Namespace) -> int:
-    """Play the stage's matches, one after the other; stop at the first that fails."""
-    for name in MATCHES[options.stage]:
-        if options.only and name != options.only:
-            continue
-        arguments = match_arguments(options.stage, name, options.games, options.concurrency)
-        engine = PLAYING_STAGE.get(options.stage, options.stage)
-        print(f"{options.stage} {name}: the {engine} engine, {options.games} games", flush=True)
-        environment = {"PYTHONPATH": str(ROOT / "src")}
-        completed = subprocess.run(
-            [sys.executable, "-m", "cb2026.match", *arguments],
-            env={**os.environ, **environment},
-            check=False,
-        )
-        if completed.returncode != 0:
-            return completed.returncode
+    allow_load = options.allow_load
+    for experiment in experiments:
+        options.allow_load = allow_load
+        status = play(options.stage, experiment, options, build)
+        if status != 0:
+            return status
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    started = time.monotonic()
+    status = main()
+    print(f"elo_matches: {time.monotonic() - started:.0f} s", flush=True)
+    sys.exit(status)
