@@ -158,7 +158,8 @@ class Searcher:
         if self.hard_deadline - now < DEADLINE_NEAR:
             self.next_check = min(self.next_check,
                                   self.notes.nodes + NODES_BETWEEN_CHECKS_NEAR_DEADLINE)
-        self.next_check = min(self.next_check, self.node_limit)
+        if self.node_limit < self.next_check:  # (node_limit is a float: infinity without one)
+            self.next_check = int(self.node_limit)
 
     def negamax(
         self, position: Position, depth: int, alpha: int, beta: int, ply: int, pv: list[Move]
@@ -353,7 +354,7 @@ class Searcher:
             self.completed_depth = depth
             self.previous_best_move = iteration.pv[0]  # the next iteration searches it first
             if limits.nodes is not None:
-                self.node_limit = limits.nodes
+                self.node_limit = float(limits.nodes)  # (a float, like the NO_LIMIT it replaces)
                 self.next_check = min(self.next_check, limits.nodes)  # stop exactly at N
             if self.has_enough(iteration, limits, soft):
                 break
