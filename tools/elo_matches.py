@@ -94,11 +94,11 @@ SELF_PLAY_CLOCK = "5+0.05"
 EXPERIMENTS: dict[str, list[Experiment]] = {
     "stage-05-alphabeta": [
         switched_off("Ordering", nodes(SELF_PLAY_NODES), 1000),
-        switched_off("Ordering", clock(SELF_PLAY_CLOCK), 600),
+        switched_off("Ordering", clock(SELF_PLAY_CLOCK), 300),
     ],
     "stage-06-quiescence": [
         switched_off("Quiescence", nodes(SELF_PLAY_NODES), 1000),
-        switched_off("Quiescence", clock(SELF_PLAY_CLOCK), 600),
+        switched_off("Quiescence", clock(SELF_PLAY_CLOCK), 300),
     ],
     "stage-07.1-matches": [
         Experiment("sunfish", (f"cmd={SUNFISH}", "name=sunfish"), clock("5+0.05"), 400, None),
@@ -111,13 +111,13 @@ EXPERIMENTS: dict[str, list[Experiment]] = {
     ],
     "stage-08-tt": [
         switched_off("TT", nodes(SELF_PLAY_NODES), 1000),
-        switched_off("TT", clock(SELF_PLAY_CLOCK), 600),
+        switched_off("TT", clock(SELF_PLAY_CLOCK), 300),
     ],
     # Buckets only matter in a full table: 1 MB (65,536 entries) for both sides, and enough
     # nodes per move that the table fills up early in every game (hashfull in the PGN).
     "stage-08.1-tt-buckets": [
         switched_off("Buckets", nodes(10_000), 600, both=("option.Hash=1",)),
-        switched_off("Buckets", clock(SELF_PLAY_CLOCK), 400, both=("option.Hash=1",)),
+        switched_off("Buckets", clock(SELF_PLAY_CLOCK), 200, both=("option.Hash=1",)),
     ],
 }
 
