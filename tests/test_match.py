@@ -65,9 +65,11 @@ DRAWISH = Adjudication(draw_after_move=30, draw_score=10, draw_count=2)
 def test_resign_needs_both_engines_for_k_moves_each() -> None:
     """Four plies (two moves of each engine) beyond the threshold resign the game."""
     assert resign_end([0, -600, -700, -600, -650], RESIGN) == GameEnd(
-        "0-1", "adjudication", "White resigns (score <= -500 cp)"
+        "0-1", "adjudication", "White resigns (White's score <= -500 cp)"
     )
-    assert resign_end([800, 900, 700, 600], RESIGN).result == "1-0"
+    assert resign_end([800, 900, 700, 600], RESIGN) == GameEnd(
+        "1-0", "adjudication", "Black resigns (White's score >= +500 cp)"
+    )
     # One engine disagreeing, or a missing score, keeps the game going.
     assert resign_end([-600, -700, -100, -650], RESIGN) is None
     assert resign_end([-600, None, -700, -650], RESIGN) is None
@@ -104,6 +106,23 @@ def test_rules_end() -> None:
         board.push_uci(move)
     assert rules_end(board).reason == "threefold repetition"
     assert rules_end(chess.Board()) is None
+
+
+def test_rules_end_waits_for_draws_on_the_board() -> None:
+    """A repetition or fifty-move count that one more move would complete is not yet a draw."""
+    board = chess.Board()
+    for move in ["g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6", "f3g1"]:
+        board.push_uci(move)
+    # Black could claim by announcing f6g8 (python-chess's claim_draw counts that) ...
+    assert board.outcome(claim_draw=True) is not None
+    # ... but the runner plays on until the repetition is on the board.
+    assert rules_end(board) is None
+    board.push_uci("f6g8")
+    assert rules_end(board).reason == "threefold repetition"
+    ninety_nine = chess.Board("7k/8/8/8/8/8/R7/K7 w - - 99 80")
+    assert rules_end(ninety_nine) is None
+    ninety_nine.push_uci("a2b2")
+    assert rules_end(ninety_nine) == GameEnd("1/2-1/2", "normal", "fifty moves")
 
 
 def test_clock_flags_only_beyond_the_margin() -> None:

@@ -144,11 +144,16 @@ class Adjudication:
 
 def rules_end(board: chess.Board) -> GameEnd | None:
     """Return the end of the game by the rules (mate, stalemate, draws), if it is over."""
-    outcome = board.outcome(claim_draw=True)
-    if outcome is None:
-        return None
-    reason = outcome.termination.name.lower().replace("_", " ")
-    return GameEnd(outcome.result(), "normal", reason)
+    outcome = board.outcome()  # mate, stalemate, insufficient material, the automatic draws
+    if outcome is not None:
+        reason = outcome.termination.name.lower().replace("_", " ")
+        return GameEnd(outcome.result(), "normal", reason)
+    # Claimable draws, once they are on the board: not when a move could bring them about.
+    if board.is_repetition(3):
+        return GameEnd(DRAW, "normal", "threefold repetition")
+    if board.is_fifty_moves():
+        return GameEnd(DRAW, "normal", "fifty moves")
+    return None
 
 
 def recent_scores(scores: list[int | None], count: int) -> list[int] | None:
@@ -173,9 +178,11 @@ def resign_end(scores: list[int | None], adjudication: Adjudication) -> GameEnd 
         return None
     threshold = adjudication.resign_score
     if all(score <= -threshold for score in window):
-        return GameEnd(BLACK_WINS, "adjudication", f"White resigns (score <= -{threshold} cp)")
+        reason = f"White resigns (White's score <= -{threshold} cp)"
+        return GameEnd(BLACK_WINS, "adjudication", reason)
     if all(score >= threshold for score in window):
-        return GameEnd(WHITE_WINS, "adjudication", f"Black resigns (score <= -{threshold} cp)")
+        reason = f"Black resigns (White's score >= +{threshold} cp)"
+        return GameEnd(WHITE_WINS, "adjudication", reason)
     return None
 
 
@@ -284,20 +291,33 @@ class ReportingUciProtocol(chess.engine.UciProtocol):
         """Start with no lines."""
         super().__init__()
         self.info_lines: list[str] = []
+        self.go_sent_at: float | None = None  # time.monotonic() when `go` last went out
 
     def line_received(self, line: str) -> None:
         """Keep every "info" line (python-chess handles the rest as usual)."""
         if line.startswith("info"):
             self.info_lines.append(line)
 
+    def send_line(self, line: str) -> None:
+        """Send a line to the engine, noting when it was told to search."""
+        # A move's time runs from `go`: a new game's `ucinewgame` and `isready`
+        # before it (a table to clear) are not the engine's thinking.
+        if line.startswith("go"):
+            self.go_sent_at = time.monotonic()
+        super().send_line(line)
+
 
 def open_uci_engine(command: list[str]) -> chess.engine.SimpleEngine:
     """Return a started UCI engine whose info lines are kept (stderr discarded)."""
     # Engines' stderr is dropped: an unread pipe fills and blocks the engine,
     # and what it writes would garble the progress line.
-    return chess.engine.SimpleEngine.popen(
+    engine = chess.engine.SimpleEngine.popen(
         ReportingUciProtocol, command, stderr=subprocess.DEVNULL
     )
+    # python-chess's own timeout (10 s past a fixed move time) would fire before the
+    # runner's watchdog and call a slow move a rules infraction; the watchdog decides.
+    engine.timeout = None
+    return engine
 
 
 def move_report(
@@ -343,8 +363,10 @@ def request_move(
     watchdog = threading.Timer(timeout_seconds, kill_engine, (engine, fired))
     watchdog.daemon = True
     side = "White" if board.turn == chess.WHITE else "Black"
-    lines = engine.protocol.info_lines
+    protocol = engine.protocol
+    lines = protocol.info_lines
     lines.clear()
+    protocol.go_sent_at = None
     start = time.monotonic()
     watchdog.start()
     try:
@@ -361,7 +383,9 @@ def request_move(
         return failed_move(board, elapsed, "abandoned" if crashed else "rules infraction", reason)
     finally:
         watchdog.cancel()
-    elapsed = time.monotonic() - start
+    elapsed = time.monotonic() - (protocol.go_sent_at or start)
+    if fired.is_set():  # the move came just as the watchdog killed the engine: too late
+        return failed_move(board, elapsed, "time forfeit", f"{side} stopped responding")
     if result.move is None:
         return failed_move(board, elapsed, "rules infraction", f"{side} engine returned no move")
     return move_report(list(lines), result.move, board.turn, elapsed)

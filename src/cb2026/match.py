@@ -325,6 +325,10 @@ class MatchState:
         self.wins = self.losses = self.draws = 0
         self.journal: TextIO | None = None
         self.resumed_games = 0
+        # The SPRT's first verdict stands: pairs already being played when it came still
+        # finish and count in the Elo, but may not move the test back inside its bounds.
+        self.sprt_verdict: SprtState | None = None
+        self.pairs_at_verdict = 0
 
     def add_result(self, result: GameResult, from_journal: bool = False) -> None:
         """Count a finished game, journal it, update the progress line, stop on a verdict."""
@@ -343,7 +347,9 @@ class MatchState:
                 self.journal.write(json.dumps(result_to_json(result)) + "\n")
                 self.journal.flush()
             sprt = self.sprt()
-            if sprt is not None and sprt.verdict != "continue":
+            if sprt is not None and sprt.verdict != "continue" and self.sprt_verdict is None:
+                self.sprt_verdict = sprt
+                self.pairs_at_verdict = len(self.completed_pairs())
                 self.stop.set()
             if self.settings.show_progress:
                 print("\r" + progress_line(self) + "\x1b[K", end="", file=sys.stderr, flush=True)
@@ -371,10 +377,12 @@ class MatchState:
         return pair_report(self.pentanomial(), self.wins, self.losses, self.draws)
 
     def sprt(self) -> SprtState | None:
-        """Return the pentanomial SPRT state so far, or None when no SPRT was asked for."""
+        """Return the pentanomial SPRT state (its verdict once it has one), or None without one."""
         test = self.settings.sprt
         if test is None:
             return None
+        if self.sprt_verdict is not None:
+            return self.sprt_verdict
         return pentanomial_sprt(self.pentanomial(), test.elo0, test.elo1, test.alpha, test.beta)
 
 
@@ -745,7 +753,7 @@ def sprt_summary(state: MatchState) -> dict[str, object] | None:
     sprt, test = state.sprt(), state.settings.sprt
     if sprt is None or test is None:
         return None
-    return asdict(test) | asdict(sprt)
+    return asdict(test) | asdict(sprt) | {"pairs_at_verdict": state.pairs_at_verdict or None}
 
 
 def game_summary(result: GameResult) -> dict[str, object]:
