@@ -116,8 +116,8 @@ EXPERIMENTS: dict[str, list[Experiment]] = {
     # Buckets only matter in a full table: 1 MB (65,536 entries) for both sides, and enough
     # nodes per move that the table fills up early in every game (hashfull in the PGN).
     "stage-08.1-tt-buckets": [
-        switched_off("Buckets", nodes(10_000), 600, both=("option.Hash=1",)),
-        switched_off("Buckets", clock(SELF_PLAY_CLOCK), 200, both=("option.Hash=1",)),
+        switched_off("Buckets", nodes(10_000), 400, both=("option.Hash=1",)),
+        switched_off("Buckets", clock(SELF_PLAY_CLOCK), 120, both=("option.Hash=1",)),
     ],
 }
 
