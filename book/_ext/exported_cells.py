@@ -1,6 +1,7 @@
 """Sphinx extension: above every exported code cell, say which file of the engine it
 lands in, and for a definition that replaces an earlier one, say so and highlight the
-lines that changed (as Crafting Interpreters does for its snippets)."""
+lines that changed (as Crafting Interpreters does for its snippets). An exported cell that
+gets no caption fails the build: the page would hide where its code goes."""
 
 from __future__ import annotations
 
@@ -9,11 +10,14 @@ from pathlib import Path
 
 from docutils import nodes
 from sphinx.application import Sphinx
+from sphinx.errors import ExtensionError
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
 
 from literate.book import chapters, repository_root, stage_number  # noqa: E402
-from literate.tangle import CellReport, Tangler  # noqa: E402
+from literate.tangle import CellReport, Change, Tangler  # noqa: E402
+
+EXPORT_KEYS = ("export", "export-new")
 
 
 def cell_reports(app: Sphinx) -> dict[tuple[str, int], CellReport]:
@@ -30,22 +34,41 @@ def stage_label(stage_id: str) -> str:
     return "chapter " + ".".join(map(str, stage_number(stage_id)))
 
 
+def name_list(paragraph: nodes.paragraph, verb: str, changes: list[Change]) -> None:
+    """Appends ", removing `a` from chapter 2, `b`" and the like to a caption."""
+    if not changes:
+        return
+    paragraph += nodes.Text(f", {verb} ")
+    for number, change in enumerate(changes):
+        if number:
+            paragraph += nodes.Text(", ")
+        if change.is_import:
+            paragraph += nodes.Text("the import of ")
+        paragraph += nodes.literal(text=change.renamed_from or change.name)
+        if change.replaced_chapter:
+            paragraph += nodes.Text(f" from {stage_label(change.replaced_chapter)}")
+        if change.renamed_from:
+            paragraph += nodes.Text(" as ")
+            paragraph += nodes.literal(text=change.name)
+
+
 def caption(report: CellReport) -> nodes.paragraph:
     """The line shown above an exported cell."""
     paragraph = nodes.paragraph(classes=["exported-cell"])
-    paragraph += nodes.Text("In ")
+    paragraph += nodes.Text("In the new module " if report.new_module else "In ")
     paragraph += nodes.literal(text=report.target)
     if report.class_name:
         paragraph += nodes.Text(", inside class ")
         paragraph += nodes.literal(text=report.class_name)
-    replaced = [change for change in report.changes if change.replaced_chapter]
-    if replaced:
-        paragraph += nodes.Text(", replacing ")
-        for number, change in enumerate(replaced):
-            if number:
-                paragraph += nodes.Text(", ")
-            paragraph += nodes.literal(text=change.name)
-            paragraph += nodes.Text(f" from {stage_label(change.replaced_chapter)}")
+    name_list(paragraph, "removing", [change for change in report.changes if change.removed])
+    name_list(paragraph, "renaming", [change for change in report.changes if change.renamed_from])
+    replaced = [
+        change
+        for change in report.changes
+        if change.replaced_chapter and not change.removed and not change.renamed_from
+    ]
+    name_list(paragraph, "replacing", replaced)
+    if replaced or any(change.renamed_from for change in report.changes):
         paragraph += nodes.Text(
             " (changed lines highlighted)" if report.changed_lines else " (unchanged)"
         )
@@ -59,19 +82,30 @@ def label_exported_cells(app: Sphinx, doctree: nodes.document) -> None:
     if not stage_id.startswith("stage-"):
         return
     reports = cell_reports(app)
+    expected = {cell for chapter, cell in reports if chapter == stage_id}
     for container in list(doctree.findall(nodes.container)):
         if container.get("nb_element") != "cell_code":
             continue
-        if not container.get("cell_metadata", {}).get("export"):
+        metadata = container.get("cell_metadata", {})
+        if not any(metadata.get(key) for key in EXPORT_KEYS):
             continue
         report = reports.get((stage_id, container["cell_index"]))
         if report is None:
-            continue
+            raise ExtensionError(
+                f"{stage_id}.md: exported cell {container['cell_index']} gets no caption:"
+                " the tangler has no report for it"
+            )
+        expected.discard(container["cell_index"])
         container.parent.insert(container.parent.index(container), caption(report))
         if report.changed_lines:
             for block in container.findall(nodes.literal_block):
                 block.setdefault("highlight_args", {})["hl_lines"] = report.changed_lines
                 break
+    if expected:
+        raise ExtensionError(
+            f"{stage_id}.md: exported cells {sorted(expected)} get no caption:"
+            " the page shows no exported cell at that index"
+        )
 
 
 def setup(app: Sphinx) -> dict:

@@ -10,6 +10,21 @@ import jupytext
 import yaml
 
 STAGE_ID = re.compile(r"^stage-(\d+(?:\.\d+)*)-[a-z0-9-]+$")
+CODE_CELL_FENCE = re.compile(r"^(`{3,}|~{3,})\{code-cell\}")
+FENCE_OPTION = re.compile(r"^:[\w-]+:")
+
+
+@dataclass(frozen=True)
+class CodeCell:
+    """An exportable code cell: its index among the chapter's cells, where it sits in the
+    chapter's file (1-based lines of its fence and of its first source line), its metadata
+    and its source."""
+
+    index: int
+    fence_line: int
+    first_line: int
+    metadata: dict
+    source: str
 
 
 @dataclass(frozen=True)
@@ -27,6 +42,49 @@ class Chapter:
     def cells(self) -> list:
         """The chapter's notebook cells, as jupytext reads them."""
         return jupytext.read(self.path, fmt="md:myst").cells
+
+    def code_cells(self) -> list[CodeCell]:
+        """The chapter's code cells with the lines of the file where they are, so that an
+        error can point at the line to fix."""
+        cells = [
+            (index, cell) for index, cell in enumerate(self.cells()) if cell.cell_type == "code"
+        ]
+        places = code_cell_lines(self.path.read_text().splitlines())
+        if len(places) != len(cells):
+            raise ValueError(
+                f"{self.path.name}: found {len(places)} code-cell fences but jupytext reads"
+                f" {len(cells)} code cells"
+            )
+        return [
+            CodeCell(index, fence_line, first_line, dict(cell.metadata), cell.source)
+            for (index, cell), (fence_line, first_line) in zip(cells, places, strict=True)
+        ]
+
+
+def code_cell_lines(lines: list[str]) -> list[tuple[int, int]]:
+    """For each `{code-cell}` of a MyST file, the line of its fence and the line where its
+    source begins, after the options (a `---` YAML block or `:key: value` lines)."""
+    places = []
+    number = 0
+    while number < len(lines):
+        fence = CODE_CELL_FENCE.match(lines[number])
+        number += 1
+        if not fence:
+            continue
+        fence_line = number
+        if number < len(lines) and lines[number].strip() == "---":
+            number += 1
+            while number < len(lines) and lines[number].strip() != "---":
+                number += 1
+            number += 1
+        else:
+            while number < len(lines) and FENCE_OPTION.match(lines[number]):
+                number += 1
+        places.append((fence_line, number + 1))
+        # Skip to the closing fence, so that the cell's source is never read as a fence.
+        while number < len(lines) and lines[number].rstrip() != fence.group(1):
+            number += 1
+    return places
 
 
 def stage_number(stage: str) -> tuple[int, ...]:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 FIRST_PARTY = {"cb2026"}
 LINE_LENGTH = 100
+KEEP_MARK = "  # noqa" + ": F401"  # ruff's exemption for an import nobody uses
 
 
 def section(module: str) -> int:
@@ -51,38 +52,80 @@ class ImportBlock:
 
     plain: set[str] = field(default_factory=set)  # "import x" / "import x as y"
     from_imports: dict[str, set[str]] = field(default_factory=dict)
+    # Imports kept although no definition uses them (marked as ruff's unused-import
+    # exemption, F401, in their cell):
+    # imports for their side effects, and re-exports. Entries are (module or "", name).
+    kept: set[tuple[str, str]] = field(default_factory=set)
 
-    def add(self, node: ast.Import | ast.ImportFrom) -> None:
-        """Adds the names of one import statement."""
-        if isinstance(node, ast.Import):
-            self.plain.update(alias_text(alias) for alias in node.names)
-        else:
-            if node.level:
-                raise ValueError("relative imports are not supported; import from cb2026")
-            names = self.from_imports.setdefault(node.module or "", set())
-            names.update(alias_text(alias) for alias in node.names)
+    def add(self, node: ast.Import | ast.ImportFrom, keep: bool = False) -> None:
+        """Adds the names of one import statement; `keep` keeps them even if unused."""
+        if isinstance(node, ast.ImportFrom) and node.level:
+            raise ValueError(
+                f"relative import `from {'.' * node.level}{node.module or ''} import ...`"
+                " is not supported; import from cb2026"
+            )
+        for alias in node.names:
+            if isinstance(node, ast.Import):
+                key = ("", alias_text(alias))
+                self.plain.add(key[1])
+            else:
+                key = (node.module or "", alias_text(alias))
+                self.from_imports.setdefault(key[0], set()).add(key[1])
+            if keep:
+                self.kept.add(key)
 
-    def render(self, used: set[str]) -> str:
-        """The import statements of the names in `used` (and `__future__`), in sections
-        separated by blank lines."""
+    def bound_names(self) -> set[str]:
+        """Every name the imports bind."""
+        names = {bound_name(name, plain=True) for name in self.plain}
+        for module, imported in self.from_imports.items():
+            if module != "__future__":
+                names.update(bound_name(name) for name in imported)
+        return names
+
+    def remove(self, name: str) -> bool:
+        """Removes the imports that bind `name`; whether there were any."""
+        found = {imported for imported in self.plain if bound_name(imported, plain=True) == name}
+        self.plain -= found
+        for module, imported in list(self.from_imports.items()):
+            matching = {entry for entry in imported if bound_name(entry) == name}
+            if module != "__future__" and matching:
+                found |= matching
+                imported -= matching
+                if not imported:
+                    del self.from_imports[module]
+        self.kept = {key for key in self.kept if key[1] not in found}
+        return bool(found)
+
+    def render(self, used: set[str], keep_all: bool = False) -> str:
+        """The import statements of the names in `used`, of `__future__` and of the kept
+        ones (or all of them, for a package's `__init__`), in sections separated by blank
+        lines."""
         sections: dict[int, list[str]] = {}
         for name in sorted(self.plain, key=str.lower):
-            if bound_name(name, plain=True) in used:
-                sections.setdefault(section(name), []).append(f"import {name}")
+            kept = ("", name) in self.kept
+            if keep_all or kept or bound_name(name, plain=True) in used:
+                line = f"import {name}" + (KEEP_MARK if kept else "")
+                sections.setdefault(section(name), []).append(line)
         for module in sorted(self.from_imports, key=str.lower):
             names = sorted(
                 (
                     name
                     for name in self.from_imports[module]
-                    if module == "__future__" or bound_name(name) in used
+                    if keep_all
+                    or module == "__future__"
+                    or (module, name) in self.kept
+                    or bound_name(name) in used
                 ),
                 key=member_order,
             )
             if not names:
                 continue
+            marks = {name: KEEP_MARK if (module, name) in self.kept else "" for name in names}
             line = f"from {module} import {', '.join(names)}"
-            if len(line) > LINE_LENGTH:
-                inner = "".join(f"    {name},\n" for name in names)
+            if any(marks.values()) and len(line + KEEP_MARK) <= LINE_LENGTH:
+                line += KEEP_MARK
+            elif len(line) > LINE_LENGTH or any(marks.values()):
+                inner = "".join(f"    {name},{marks[name]}\n" for name in names)
                 line = f"from {module} import (\n{inner})"
             sections.setdefault(section(module), []).append(line)
         return "\n\n".join("\n".join(sections[key]) for key in sorted(sections)) + (
