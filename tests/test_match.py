@@ -511,6 +511,12 @@ def test_resume_refuses_another_matchs_journal(
     path.write_text("\n".join([*lines[:-1], lines[-1][:40]]))
     status, summary, _ = run_main([*cb2026_pair_arguments(2), "--resume"], tmp_path)
     assert status == 0 and summary["games_resumed"] == 1 and summary["games_played"] == 2
+    # The cut-off line is gone from the journal, so a second resume in a row reads it cleanly.
+    lines = path.read_text().splitlines()
+    assert len(lines) == 1 + 2 and all(json.loads(line) for line in lines)
+    status, summary, _ = run_main([*cb2026_pair_arguments(4), "--resume"], tmp_path)
+    assert status == 0 and summary["games_resumed"] == 2 and summary["games_played"] == 4
+    assert len(path.read_text().splitlines()) == 1 + 4
 
 
 def test_dask_cluster_plays_the_same_games(tmp_path: Path) -> None:

@@ -472,7 +472,7 @@ def run_match(settings: MatchSettings, previous: list[GameResult] | None = None)
     ]
     with contextlib.ExitStack() as stack:
         if settings.json_path is not None:
-            state.journal = stack.enter_context(open_journal(settings, bool(previous)))
+            state.journal = stack.enter_context(open_journal(settings, previous or []))
         sprt = state.sprt()
         if sprt is None or sprt.verdict == "continue":
             if settings.scheduler is None:
@@ -504,16 +504,18 @@ def journal_header(settings: MatchSettings) -> dict[str, object]:
     return json.loads(json.dumps(header))
 
 
-def open_journal(settings: MatchSettings, resuming: bool) -> TextIO:
-    """Return the journal opened for appending; a fresh match starts it with its header."""
+def open_journal(settings: MatchSettings, previous: list[GameResult]) -> TextIO:
+    """Return the journal opened for appending, rewritten to its header and `previous` games."""
     assert settings.json_path is not None
     path = journal_path(settings.json_path)
-    if resuming:
-        return path.open("a")
-    handle = path.open("w")
-    handle.write(json.dumps({"journal": journal_header(settings)}) + "\n")
-    handle.flush()
-    return handle
+    lines = [{"journal": journal_header(settings)}] + [result_to_json(r) for r in previous]
+    # Rewritten rather than appended to: a line cut off by a crash must not stay in the
+    # middle of the file, where the next resume would take it for a broken journal. The
+    # new text goes to a side file first, so that a crash now loses nothing.
+    draft = path.with_suffix(".tmp")
+    draft.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    draft.replace(path)
+    return path.open("a")
 
 
 REPORT_FIELDS = ("white_score", "depth", "seldepth", "nodes", "hashfull", "elapsed_seconds")
