@@ -18,6 +18,7 @@ import chess.pgn
 import pytest
 
 import cb2026
+from cb2026.elo import pair_category
 from cb2026.game import (
     Adjudication,
     GameEnd,
@@ -139,8 +140,9 @@ def test_time_control_parsing_and_limits() -> None:
     """'10+0.1' is a clock; the engine limit carries both clocks and increments."""
     assert parse_time_control("10+0.1") == (10.0, 0.1)
     assert parse_time_control("60") == (60.0, 0.0)
-    with pytest.raises(ValueError):
-        parse_time_control("0+1")
+    for bad in ("0+1", "abc", "10+x", "inf", "10+-1"):
+        with pytest.raises(ValueError, match="invalid time control"):
+            parse_time_control(bad)
     limits = Limits(base_seconds=10.0, increment_seconds=0.1)
     assert time_control_header(limits) == "10+0.1"
     assert time_control_header(Limits(nodes=1000)) == "-"
@@ -378,7 +380,7 @@ def test_real_match_cb2026_against_itself(tmp_path: Path) -> None:
         pair_games = [game for game in summary["games"] if game["pair"] == pair["pair"]]
         assert pair["results"] == [game["result"] for game in pair_games]
         assert pair["first_engine_points"] == sum(g["first_engine_points"] for g in pair_games)
-        assert summary["pentanomial"][int(2 * pair["first_engine_points"])] >= 1
+        assert summary["pentanomial"][pair_category(pair["first_engine_points"])] >= 1
     # What the engines reported: every engine move is counted once, depths come from
     # completed iterations, and the PGN comments carry the same depths.
     moves = sum(engine["moves"] for engine in summary["engines"])
@@ -439,6 +441,31 @@ def test_an_opening_file_too_small_for_the_match_is_refused(
     assert "4 game pairs from opening offset 0 need 4 distinct openings" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main([*arguments, "--games", "4", "--openings", str(book), "--opening-offset", "2"])
+
+
+@pytest.mark.parametrize(
+    ("bad", "named"),
+    [
+        (["--tc", "abc"], "--tc: invalid time control 'abc'"),
+        (["--tc", "0+0.1"], "--tc: invalid time control '0+0.1'"),
+        (["--nodes", "100", "--sprt", "elo0=x elo1=10"], "--sprt: elo0 needs a number, not 'x'"),
+        (["--nodes", "100", "--sprt", "elo0=0 elo1=10 alpha=2"], "--sprt: alpha and beta"),
+        (["--nodes", "-100"], "--nodes must be a positive number, not -100"),
+        (["--depth", "-3"], "--depth must be a positive number, not -3"),
+        (["--movetime", "-0.5"], "--movetime must be a positive number, not -0.5"),
+        (["--nodes", "100", "--time-margin", "-1"], "--time-margin must be 0 or more"),
+    ],
+)
+def test_bad_command_line_values_are_usage_errors_naming_the_option(
+    bad: list[str], named: str, capsys: pytest.CaptureFixture
+) -> None:
+    """A bad limit or SPRT field stops the runner with a usage error (status 2) naming it."""
+    arguments = ["--engine", "cmd=a", "--engine", "cmd=b", "--games", "2", "--quiet", *bad]
+    with pytest.raises(SystemExit) as stopped:
+        main(arguments)
+    assert stopped.value.code == 2
+    error = capsys.readouterr().err
+    assert error.startswith("usage:") and named in error
 
 
 def cb2026_pair_arguments(games: int) -> list[str]:

@@ -35,11 +35,10 @@ from cb2026.elo import (
     PairReport,
     SprtState,
     elo_estimate,
-    format_elo,
     format_interval,
-    format_margin,
     format_pair_report,
     pair_report,
+    pentanomial_counts,
     pentanomial_sprt,
     score_fraction,
 )
@@ -168,9 +167,7 @@ class SprtSettings:
     """The hypotheses (Elo difference under H0 and H1) and error rates of an SPRT."""
 
     elo0: float
-
     elo1: float
-
     alpha: float = 0.05
     beta: float = 0.05
 
@@ -363,10 +360,10 @@ class MatchState:
 
     def pentanomial(self) -> list[int]:
         """Return how many completed pairs gave the first engine 0, 1/2, 1, 3/2 and 2 points."""
-        counts = [0] * 5
-        for games in self.completed_pairs().values():
-            counts[round(2 * sum(game.first_engine_points for game in games))] += 1
-        return counts
+        return pentanomial_counts(
+            sum(game.first_engine_points for game in games)
+            for games in self.completed_pairs().values()
+        )
 
     def estimate(self) -> EloEstimate:
         """Return the Elo estimate of the first engine, counting games as independent."""
@@ -634,8 +631,7 @@ def result_lines(state: MatchState) -> list[str]:
         lines[0] += f" [{score_fraction(wins, losses, draws):.3f}] {games} games"
         lines.append(f"Pairs: {format_pair_report(state.pair_report())}")
         lines.append(
-            f"Games counted singly: Elo {format_elo(estimate.elo)} +/- "
-            f"{format_margin(estimate.margin)} ({estimate.confidence:.0%})"
+            f"Games counted singly: Elo {format_interval(estimate)} ({estimate.confidence:.0%})"
         )
     sprt = state.sprt()
     test = state.settings.sprt
@@ -848,10 +844,15 @@ def parse_sprt(text: str) -> SprtSettings:
     for token in text.split():
         key, separator, value = token.partition("=")
         if not separator or key not in ("elo0", "elo1", "alpha", "beta"):
-            raise ValueError(f"bad SPRT field {token!r} (use elo0, elo1, alpha, beta)")
-        values[key] = float(value)
+            raise ValueError(f"--sprt: bad field {token!r} (use elo0, elo1, alpha, beta)")
+        try:
+            values[key] = float(value)
+        except ValueError:
+            raise ValueError(f"--sprt: {key} needs a number, not {value!r}") from None
     if "elo0" not in values or "elo1" not in values:
-        raise ValueError("SPRT needs elo0 and elo1")
+        raise ValueError("--sprt needs elo0 and elo1")
+    if not (0 < values["alpha"] < 1 and 0 < values["beta"] < 1):
+        raise ValueError("--sprt: alpha and beta are error rates between 0 and 1")
     return SprtSettings(values["elo0"], values["elo1"], values["alpha"], values["beta"])
 
 
@@ -948,8 +949,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def limits_from_arguments(arguments: argparse.Namespace) -> Limits:
-    """Return the search limits given on the command line."""
-    base, increment = parse_time_control(arguments.tc) if arguments.tc else (None, 0.0)
+    """Return the search limits given on the command line; raise ValueError naming a bad one."""
+    positive = {"--movetime": arguments.movetime, "--nodes": arguments.nodes,
+                "--depth": arguments.depth, "--move-timeout": arguments.move_timeout}
+    for option, value in positive.items():
+        if value is not None and not 0 < value < math.inf:
+            raise ValueError(f"{option} must be a positive number, not {value}")
+    if not 0 <= arguments.time_margin < math.inf:
+        raise ValueError(f"--time-margin must be 0 or more, not {arguments.time_margin}")
+    try:
+        base, increment = parse_time_control(arguments.tc) if arguments.tc else (None, 0.0)
+    except ValueError as error:
+        raise ValueError(f"--tc: {error}") from None
     limits = Limits(
         base_seconds=base,
         increment_seconds=increment,
