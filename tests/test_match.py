@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import shlex
 import sys
 from pathlib import Path
@@ -466,6 +467,21 @@ def test_bad_command_line_values_are_usage_errors_naming_the_option(
     assert stopped.value.code == 2
     error = capsys.readouterr().err
     assert error.startswith("usage:") and named in error
+
+
+def test_clock_match_with_a_pair_per_core_gets_a_note(capsys: pytest.CaptureFixture) -> None:
+    """Under a clock, --concurrency >= cores is warned about; fixed nodes are not."""
+    cores = os.cpu_count() or 1
+    arguments = ["--engine", "cmd=/nonexistent/a", "--engine", "cmd=/nonexistent/b",
+                 "--games", "2", "--quiet", "--concurrency", str(cores)]
+    assert main([*arguments, "--tc", "1+0"]) == 2  # the engines cannot start
+    assert f"--concurrency {cores} on {cores} cores under a clock" in capsys.readouterr().err
+    assert main([*arguments, "--nodes", "100"]) == 2
+    assert "under a clock" not in capsys.readouterr().err
+    if cores > 1:
+        arguments[arguments.index("--concurrency") + 1] = str(cores - 1)
+        assert main([*arguments, "--tc", "1+0"]) == 2
+        assert "under a clock" not in capsys.readouterr().err
 
 
 def cb2026_pair_arguments(games: int) -> list[str]:

@@ -23,7 +23,7 @@ import statistics
 import sys
 import threading
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TextIO
 
@@ -598,9 +598,15 @@ def run_cluster_pairs(state: MatchState, pairs: list[PairTask], skip: frozenset[
     # Imported here: only a match spread over machines needs Dask installed.
     from distributed import Client, as_completed
 
+    # A task travels pickled: it carries its pair (with the pair's opening) and the
+    # settings a game needs, not the match's whole list of openings.
+    task_settings = replace(state.settings, openings=[])
     with Client(state.settings.scheduler) as client:
         futures = [
-            client.submit(play_pair_on_new_engines, pair, state.settings, skip, pure=False)
+            client.submit(
+                play_pair_on_new_engines, pair, task_settings,
+                skip & {task.index for task in pair.games()}, pure=False,
+            )
             for pair in pairs
         ]
         try:
@@ -1051,6 +1057,14 @@ def write_outputs(state: MatchState, summary: dict[str, object]) -> None:
         settings.json_path.write_text(json.dumps(summary, indent=2) + "\n")
 
 
+def clock_load_note(settings: MatchSettings, cores: int) -> str | None:
+    """Return a warning when a clock match plays as many pairs at once as there are cores."""
+    if settings.limits.uses_clock and settings.scheduler is None and settings.concurrency >= cores:
+        return (f"match: note: --concurrency {settings.concurrency} on {cores} cores under a "
+                f"clock; the load may cost the engines time (use fewer than {cores})")
+    return None
+
+
 def main(arguments: list[str] | None = None) -> int:
     """Run the match runner's command line; return the process exit status."""
     parser = build_parser()
@@ -1063,6 +1077,8 @@ def main(arguments: list[str] | None = None) -> int:
     if settings.games != namespace.games:
         print(f"match: {namespace.games} games rounded up to {settings.games} (whole pairs)",
               file=sys.stderr)
+    if (note := clock_load_note(settings, os.cpu_count() or 1)) is not None:
+        print(note, file=sys.stderr)
     try:
         engine_ids = probe_engines(settings.engines)
     # Any start-up failure (missing command, unknown option) is reported, not raised.
