@@ -119,9 +119,7 @@ def charge_clock(
 
 
 WHITE_WINS = "1-0"
-
 BLACK_WINS = "0-1"
-
 DRAW = "1/2-1/2"
 
 

@@ -845,7 +845,7 @@ def match_summary(
 
 
 def parse_sprt(text: str) -> SprtSettings:
-    """Return the SPRT settings of "elo0=0 elo1=10 alpha=0.05 beta=0.05"."""
+    """Return the SPRT settings of "elo0=0 elo1=20 alpha=0.05 beta=0.05"."""
     values = {"alpha": 0.05, "beta": 0.05}
     for token in text.split():
         key, separator, value = token.partition("=")
@@ -909,7 +909,7 @@ def add_adjudication_arguments(parser: argparse.ArgumentParser) -> None:
 def add_output_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the options for the SPRT, the output files and the progress line."""
     parser.add_argument(
-        "--sprt", help='stop early on an SPRT verdict: "elo0=0 elo1=10 alpha=0.05 beta=0.05"'
+        "--sprt", help='stop early on an SPRT verdict: "elo0=0 elo1=20 alpha=0.05 beta=0.05"'
     )
     parser.add_argument("--pgn", type=Path, help="write all games to this PGN file")
     parser.add_argument(
@@ -1010,8 +1010,8 @@ def default_openings() -> tuple[list[Opening], str]:
         path = book_suite_path()
     except FileNotFoundError:
         # An installed package has no book beside it: say so rather than quietly switch.
-        print("note: the book's opening suite is not here; using the 61 built-in openings",
-              file=sys.stderr)
+        print("note: the book's opening suite is not here; using the "
+              f"{len(builtin_openings())} built-in openings", file=sys.stderr)
         return builtin_openings(), "built-in"
     return load_openings(path), str(path.relative_to(path.parents[3]))
 
