@@ -16,6 +16,7 @@ from cb2026.elo import (
     format_pair_report,
     pair_count,
     pair_report,
+    pentanomial_counts,
     pentanomial_estimate,
     pentanomial_log_likelihood_ratio,
     pentanomial_los,
@@ -94,11 +95,11 @@ def test_zero_games() -> None:
 
 
 def test_all_wins_and_all_losses() -> None:
-    """A perfect score: +inf Elo, a one-sided exact bound, and a finite SPRT ratio."""
+    """A perfect score: +inf Elo, an exact lower bound, and a finite SPRT ratio."""
     wins = elo_estimate(10, 0, 0)
     assert wins.elo == math.inf and wins.margin == math.inf and wins.upper == math.inf
-    # Exact bound: the share of non-wins is at most 1 - 0.05^(1/10) = 0.2589.
-    assert wins.lower == pytest.approx(elo_from_score(0.05**0.1))
+    # Exact two-sided bound: the share of non-wins is at most 1 - 0.025^(1/10) = 0.3084.
+    assert wins.lower == pytest.approx(elo_from_score(0.025**0.1))
     assert format_elo(wins.elo) == "+inf" and format_margin(wins.margin) == "inf"
     losses = elo_estimate(0, 10, 0)
     assert losses.elo == -math.inf and format_elo(losses.elo) == "-inf"
@@ -111,7 +112,7 @@ def test_all_wins_and_all_losses() -> None:
 def test_all_draws() -> None:
     """All draws: exactly even, with an honest symmetric interval, never zero width."""
     estimate = elo_estimate(0, 0, 10)
-    share = 1 - 0.05**0.1
+    share = 1 - 0.025**0.1
     assert estimate.elo == 0.0 and estimate.margin > 0
     assert estimate.upper == pytest.approx(elo_from_score(0.5 + share / 2))
     assert estimate.lower == pytest.approx(-estimate.upper)
@@ -256,18 +257,20 @@ def test_single_outcome_likelihood_against_brute_force() -> None:
         assert pentanomial_log_likelihood_ratio(counts, 0, 15) == pytest.approx(expected)
 
 
-def test_clean_sweeps_get_an_exact_one_sided_bound() -> None:
-    """n pairs all 2-0: at least D(0.05^(1/n)) Elo, LOS 1 - 2^-n; both agree at zero Elo."""
+def test_clean_sweeps_get_an_exact_lower_bound() -> None:
+    """n pairs all 2-0: at least D(0.025^(1/n)) Elo, LOS 1 - 2^-n; both agree at zero Elo."""
     for pairs in (1, 2, 10, 50):
         counts = [0, 0, 0, 0, pairs]
         estimate = pentanomial_estimate(counts)
         assert estimate.elo == math.inf and estimate.upper == math.inf
-        assert estimate.lower == pytest.approx(elo_from_score(0.05 ** (1 / pairs)))
+        assert estimate.lower == pytest.approx(elo_from_score(0.025 ** (1 / pairs)))
         assert format_interval(estimate).startswith("at least ")
         los = pentanomial_los(counts)
         assert los == pytest.approx(1 - 0.5**pairs)
-        # At the confidence level equal to the LOS, the exact lower bound is exactly 0 Elo.
-        assert pentanomial_estimate(counts, confidence=los).lower == pytest.approx(0, abs=1e-6)
+        # As for a normal interval (LOS 97.5% where the 95% interval touches zero), the
+        # lower end is exactly 0 Elo at the two-sided confidence 2 LOS - 1.
+        touching = pentanomial_estimate(counts, confidence=2 * los - 1)
+        assert touching.lower == pytest.approx(0, abs=1e-6)
     # More sweeps give a higher bound: the rule is monotone.
     bounds = [pentanomial_estimate([0, 0, 0, 0, n]).lower for n in (1, 5, 20, 100)]
     assert bounds == sorted(bounds)
@@ -312,3 +315,12 @@ def test_pair_report() -> None:
     assert report.estimate == pentanomial_estimate(PAIR_COUNTS)
     text = format_pair_report(report)
     assert "LOS" in text and "pairs 300 [12, 61, 140, 70, 17]" in text and "+/-" in text
+
+
+def test_pentanomial_counts_of_pair_points() -> None:
+    """Pairs worth 2, 1/2, 1, 1, 0 points fill [n0, n1/2, n1, n3/2, n2]; 2.5 points is refused."""
+    assert pentanomial_counts([2.0, 0.5, 1.0, 1.0, 0.0]) == [1, 1, 2, 0, 1]
+    assert pentanomial_counts([0.5 + 1.0]) == [0, 0, 0, 1, 0]
+    assert pentanomial_counts([]) == [0] * 5
+    with pytest.raises(ValueError, match="not 2.5"):
+        pentanomial_counts([2.5])

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import shlex
 import sys
 from pathlib import Path
@@ -18,6 +19,7 @@ import chess.pgn
 import pytest
 
 import cb2026
+from cb2026.elo import pair_category
 from cb2026.game import (
     Adjudication,
     GameEnd,
@@ -139,8 +141,9 @@ def test_time_control_parsing_and_limits() -> None:
     """'10+0.1' is a clock; the engine limit carries both clocks and increments."""
     assert parse_time_control("10+0.1") == (10.0, 0.1)
     assert parse_time_control("60") == (60.0, 0.0)
-    with pytest.raises(ValueError):
-        parse_time_control("0+1")
+    for bad in ("0+1", "abc", "10+x", "inf", "10+-1"):
+        with pytest.raises(ValueError, match="invalid time control"):
+            parse_time_control(bad)
     limits = Limits(base_seconds=10.0, increment_seconds=0.1)
     assert time_control_header(limits) == "10+0.1"
     assert time_control_header(Limits(nodes=1000)) == "-"
@@ -378,7 +381,7 @@ def test_real_match_cb2026_against_itself(tmp_path: Path) -> None:
         pair_games = [game for game in summary["games"] if game["pair"] == pair["pair"]]
         assert pair["results"] == [game["result"] for game in pair_games]
         assert pair["first_engine_points"] == sum(g["first_engine_points"] for g in pair_games)
-        assert summary["pentanomial"][int(2 * pair["first_engine_points"])] >= 1
+        assert summary["pentanomial"][pair_category(pair["first_engine_points"])] >= 1
     # What the engines reported: every engine move is counted once, depths come from
     # completed iterations, and the PGN comments carry the same depths.
     moves = sum(engine["moves"] for engine in summary["engines"])
@@ -439,6 +442,46 @@ def test_an_opening_file_too_small_for_the_match_is_refused(
     assert "4 game pairs from opening offset 0 need 4 distinct openings" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main([*arguments, "--games", "4", "--openings", str(book), "--opening-offset", "2"])
+
+
+@pytest.mark.parametrize(
+    ("bad", "named"),
+    [
+        (["--tc", "abc"], "--tc: invalid time control 'abc'"),
+        (["--tc", "0+0.1"], "--tc: invalid time control '0+0.1'"),
+        (["--nodes", "100", "--sprt", "elo0=x elo1=10"], "--sprt: elo0 needs a number, not 'x'"),
+        (["--nodes", "100", "--sprt", "elo0=0 elo1=10 alpha=2"], "--sprt: alpha and beta"),
+        (["--nodes", "-100"], "--nodes must be a positive number, not -100"),
+        (["--depth", "-3"], "--depth must be a positive number, not -3"),
+        (["--movetime", "-0.5"], "--movetime must be a positive number, not -0.5"),
+        (["--nodes", "100", "--time-margin", "-1"], "--time-margin must be 0 or more"),
+    ],
+)
+def test_bad_command_line_values_are_usage_errors_naming_the_option(
+    bad: list[str], named: str, capsys: pytest.CaptureFixture
+) -> None:
+    """A bad limit or SPRT field stops the runner with a usage error (status 2) naming it."""
+    arguments = ["--engine", "cmd=a", "--engine", "cmd=b", "--games", "2", "--quiet", *bad]
+    with pytest.raises(SystemExit) as stopped:
+        main(arguments)
+    assert stopped.value.code == 2
+    error = capsys.readouterr().err
+    assert error.startswith("usage:") and named in error
+
+
+def test_clock_match_with_a_pair_per_core_gets_a_note(capsys: pytest.CaptureFixture) -> None:
+    """Under a clock, --concurrency >= cores is warned about; fixed nodes are not."""
+    cores = os.cpu_count() or 1
+    arguments = ["--engine", "cmd=/nonexistent/a", "--engine", "cmd=/nonexistent/b",
+                 "--games", "2", "--quiet", "--concurrency", str(cores)]
+    assert main([*arguments, "--tc", "1+0"]) == 2  # the engines cannot start
+    assert f"--concurrency {cores} on {cores} cores under a clock" in capsys.readouterr().err
+    assert main([*arguments, "--nodes", "100"]) == 2
+    assert "under a clock" not in capsys.readouterr().err
+    if cores > 1:
+        arguments[arguments.index("--concurrency") + 1] = str(cores - 1)
+        assert main([*arguments, "--tc", "1+0"]) == 2
+        assert "under a clock" not in capsys.readouterr().err
 
 
 def cb2026_pair_arguments(games: int) -> list[str]:
@@ -511,6 +554,12 @@ def test_resume_refuses_another_matchs_journal(
     path.write_text("\n".join([*lines[:-1], lines[-1][:40]]))
     status, summary, _ = run_main([*cb2026_pair_arguments(2), "--resume"], tmp_path)
     assert status == 0 and summary["games_resumed"] == 1 and summary["games_played"] == 2
+    # The cut-off line is gone from the journal, so a second resume in a row reads it cleanly.
+    lines = path.read_text().splitlines()
+    assert len(lines) == 1 + 2 and all(json.loads(line) for line in lines)
+    status, summary, _ = run_main([*cb2026_pair_arguments(4), "--resume"], tmp_path)
+    assert status == 0 and summary["games_resumed"] == 2 and summary["games_played"] == 4
+    assert len(path.read_text().splitlines()) == 1 + 4
 
 
 def test_dask_cluster_plays_the_same_games(tmp_path: Path) -> None:

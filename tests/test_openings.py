@@ -53,9 +53,9 @@ def test_text_file_with_fen_epd_and_moves(tmp_path: Path) -> None:
     fen = "rnbqkb1r/pppp1ppp/5n2/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"
     epd = 'r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - id "Two knights";'
     path = tmp_path / "book.epd"
-    path.write_text(f"# my book\n{fen}\n\n{epd}\nd4 d5 c4 e6 # QGD\n")
+    path.write_text(f"# my book\n{fen}\n\n{epd}\n  # QGD\nd4 d5 c4 e6\n")
     openings = load_openings(path)
-    assert [opening.name for opening in openings] == ["book.epd:2", "Two knights", "book.epd:5"]
+    assert [opening.name for opening in openings] == ["book.epd:2", "Two knights", "book.epd:6"]
     assert openings[0].start_fen == fen and openings[0].moves == ()
     assert openings[1].board().piece_at(chess.C6) == chess.Piece.from_symbol("n")
     assert openings[2].moves == ("d2d4", "d7d5", "c2c4", "e7e6")
@@ -162,3 +162,13 @@ def test_epd_comment_line_is_kept_only_when_it_reaches_the_position() -> None:
         opening = opening_from_text_line(f'{position} c0 "{comment}";', "line 1")
         assert opening.name == "line 1" and opening.moves == ()
         assert opening.board().epd() == position
+
+
+def test_a_hash_inside_a_line_is_not_a_comment(tmp_path: Path) -> None:
+    """Only a line starting with '#' is a comment: a quoted id and a SAN mate keep their '#'."""
+    epd = 'r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - id "line #2";'
+    path = tmp_path / "book.epd"
+    path.write_text(f"#{epd}\n{epd}\ne4 e5 Qh5 Nc6 Bc4 Nf6 Qxf7#\n")
+    first, second = load_openings(path)
+    assert first.name == "line #2"
+    assert second.moves[-1] == "h5f7" and second.board().is_checkmate()

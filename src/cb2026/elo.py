@@ -11,7 +11,7 @@ games, or the pentanomial counts of colour-reversed game pairs.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
 
@@ -66,8 +66,8 @@ def score_variance(wins: int, losses: int, draws: int) -> float:
     Each game is one draw from a trinomial distribution with outcomes 1, 1/2
     and 0, whose probabilities are estimated by the observed frequencies W/N,
     D/N and L/N; the variance is the frequency-weighted squared deviation from
-    the mean score. This is the estimate cutechess-cli and fishtest use; see
-    the Chess Programming Wiki, "Match Statistics".
+    the mean score. cutechess-cli computes the same estimate; see the Chess
+    Programming Wiki, "Match Statistics".
     """
     games = game_count(wins, losses, draws)
     if games == 0:
@@ -105,8 +105,8 @@ def estimate_from_scores(
 
     The mean of many independent scores is close to normal with standard error
     sqrt(variance / samples) (central limit theorem); the score interval
-    mean +/- z * standard error is mapped through the logistic model to Elo, as
-    cutechess-cli, fishtest and OpenBench do. No samples give NaN; samples all
+    mean +/- z * standard error is mapped through the logistic model to Elo.
+    No samples give NaN; samples all
     alike (zero variance) get the exact bounds of `single_outcome_estimate`.
     """
     if samples == 0:
@@ -158,6 +158,21 @@ def format_margin(value: float) -> str:
 # [n0, n1/2, n1, n3/2, n2]: two losses; a loss and a draw; two draws, or a win
 # and a loss; a win and a draw; two wins.
 PAIR_POINTS = (0.0, 0.5, 1.0, 1.5, 2.0)
+
+
+def pair_category(points: float) -> int:
+    """Return where a pair worth `points` to the first engine goes in the pentanomial counts."""
+    if points not in PAIR_POINTS:
+        raise ValueError(f"a pair is worth 0, 1/2, 1, 3/2 or 2 points, not {points}")
+    return PAIR_POINTS.index(points)
+
+
+def pentanomial_counts(pair_points: Iterable[float]) -> list[int]:
+    """Return the pentanomial counts [n0, n1/2, n1, n3/2, n2] of pairs worth these points."""
+    counts = [0] * len(PAIR_POINTS)
+    for points in pair_points:
+        counts[pair_category(points)] += 1
+    return counts
 
 
 def pair_count(counts: Sequence[int]) -> int:
@@ -212,10 +227,11 @@ def pentanomial_los(counts: Sequence[int]) -> float:
 def unseen_share_bound(samples: int, confidence: float) -> float:
     """Return the largest share of unseen outcomes that `samples` results all alike allow.
 
-    With share q, all samples avoid it with chance (1 - q)^samples; the exact
-    one-sided binomial (Clopper-Pearson) bound puts that chance at 1 - confidence.
+    With share q, all samples avoid it with chance (1 - q)^samples; the upper
+    end of the exact two-sided binomial (Clopper-Pearson) interval puts that
+    chance at (1 - confidence) / 2, as much as a normal interval leaves beyond each end.
     """
-    return 1.0 - (1.0 - confidence) ** (1.0 / samples)
+    return 1.0 - ((1.0 - confidence) / 2.0) ** (1.0 / samples)
 
 
 def single_outcome_estimate(score: float, samples: int, confidence: float) -> EloEstimate:
@@ -234,9 +250,10 @@ def single_outcome_estimate(score: float, samples: int, confidence: float) -> El
 
 
 def single_outcome_superiority(score: float, samples: int) -> float:
-    """Return the exact LOS when all `samples` results scored `score` (zero variance)."""
+    """Return the LOS when all `samples` results scored `score` (zero variance)."""
     # An even opponent gives a result worth `score` > 1/2 with chance at most
-    # 1 / (2 score); the p-value is that chance to the power `samples`.
+    # 1 / (2 score); that chance to the power `samples` is the largest p-value
+    # over all even opponents.
     if score > 0.5:
         return 1.0 - (0.5 / score) ** samples
     if score < 0.5:
@@ -265,12 +282,12 @@ def draw_ratio(wins: int, losses: int, draws: int) -> float:
 def level_pair_ratio(counts: Sequence[int]) -> float:
     """Return the share of pairs that ended 1-1 (two draws, or a win each), or NaN."""
     pairs = pair_count(counts)
-    return counts[PAIR_POINTS.index(1.0)] / pairs if pairs else math.nan
+    return counts[pair_category(1.0)] / pairs if pairs else math.nan
 
 
 @dataclass(frozen=True)
 class PairReport:
-    """The figures of a match played in colour-reversed pairs, as fishtest prints them."""
+    """The figures of a match played in colour-reversed pairs, much as fishtest prints them."""
 
     counts: tuple[int, ...]
     estimate: EloEstimate
@@ -356,9 +373,10 @@ def log_likelihood_ratio_from_scores(
     With s0 and s1 the expected scores under the two hypotheses (logistic
     model), scores treated as normal with the observed mean and variance give
     samples * (s1 - s0) (2 mean - s0 - s1) / (2 variance): Michel Van den
-    Bergh's approximation of the generalised log-likelihood ratio, used in
-    fishtest. No samples carry no evidence (0); samples all alike get the
-    exact ratio of `single_outcome_likelihood`.
+    Bergh's approximation of the generalised log-likelihood ratio (LLR_alt2 in
+    fishtest's LLRcalc.py; fishtest itself decides with the exact ratio). No
+    samples carry no evidence (0); samples all alike get the exact ratio of
+    `single_outcome_likelihood`.
     """
     if samples == 0:
         return 0.0

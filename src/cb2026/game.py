@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import contextlib
+import math
 import subprocess
 import threading
 import time
@@ -52,9 +53,12 @@ class Limits:
 def parse_time_control(text: str) -> tuple[float, float]:
     """Return (base, increment) in seconds from "base+increment" or "base"."""
     base_text, _, increment_text = text.partition("+")
-    base, increment = float(base_text), float(increment_text or 0)
-    if base <= 0 or increment < 0:
-        raise ValueError(f"invalid time control {text!r}")
+    try:
+        base, increment = float(base_text), float(increment_text or 0)
+    except ValueError:
+        base = increment = math.nan  # refused just below, with the same message
+    if not (0 < base < math.inf and 0 <= increment < math.inf):
+        raise ValueError(f"invalid time control {text!r} (BASE+INCREMENT seconds, e.g. 10+0.1)")
     return base, increment
 
 
@@ -115,9 +119,7 @@ def charge_clock(
 
 
 WHITE_WINS = "1-0"
-
 BLACK_WINS = "0-1"
-
 DRAW = "1/2-1/2"
 
 

@@ -23,7 +23,7 @@ import statistics
 import sys
 import threading
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TextIO
 
@@ -35,11 +35,10 @@ from cb2026.elo import (
     PairReport,
     SprtState,
     elo_estimate,
-    format_elo,
     format_interval,
-    format_margin,
     format_pair_report,
     pair_report,
+    pentanomial_counts,
     pentanomial_sprt,
     score_fraction,
 )
@@ -168,9 +167,7 @@ class SprtSettings:
     """The hypotheses (Elo difference under H0 and H1) and error rates of an SPRT."""
 
     elo0: float
-
     elo1: float
-
     alpha: float = 0.05
     beta: float = 0.05
 
@@ -363,10 +360,10 @@ class MatchState:
 
     def pentanomial(self) -> list[int]:
         """Return how many completed pairs gave the first engine 0, 1/2, 1, 3/2 and 2 points."""
-        counts = [0] * 5
-        for games in self.completed_pairs().values():
-            counts[round(2 * sum(game.first_engine_points for game in games))] += 1
-        return counts
+        return pentanomial_counts(
+            sum(game.first_engine_points for game in games)
+            for games in self.completed_pairs().values()
+        )
 
     def estimate(self) -> EloEstimate:
         """Return the Elo estimate of the first engine, counting games as independent."""
@@ -472,7 +469,7 @@ def run_match(settings: MatchSettings, previous: list[GameResult] | None = None)
     ]
     with contextlib.ExitStack() as stack:
         if settings.json_path is not None:
-            state.journal = stack.enter_context(open_journal(settings, bool(previous)))
+            state.journal = stack.enter_context(open_journal(settings, previous or []))
         sprt = state.sprt()
         if sprt is None or sprt.verdict == "continue":
             if settings.scheduler is None:
@@ -504,16 +501,18 @@ def journal_header(settings: MatchSettings) -> dict[str, object]:
     return json.loads(json.dumps(header))
 
 
-def open_journal(settings: MatchSettings, resuming: bool) -> TextIO:
-    """Return the journal opened for appending; a fresh match starts it with its header."""
+def open_journal(settings: MatchSettings, previous: list[GameResult]) -> TextIO:
+    """Return the journal opened for appending, rewritten to its header and `previous` games."""
     assert settings.json_path is not None
     path = journal_path(settings.json_path)
-    if resuming:
-        return path.open("a")
-    handle = path.open("w")
-    handle.write(json.dumps({"journal": journal_header(settings)}) + "\n")
-    handle.flush()
-    return handle
+    lines = [{"journal": journal_header(settings)}] + [result_to_json(r) for r in previous]
+    # Rewritten rather than appended to: a line cut off by a crash must not stay in the
+    # middle of the file, where the next resume would take it for a broken journal. The
+    # new text goes to a side file first, so that a crash now loses nothing.
+    draft = path.with_suffix(".tmp")
+    draft.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    draft.replace(path)
+    return path.open("a")
 
 
 REPORT_FIELDS = ("white_score", "depth", "seldepth", "nodes", "hashfull", "elapsed_seconds")
@@ -599,9 +598,15 @@ def run_cluster_pairs(state: MatchState, pairs: list[PairTask], skip: frozenset[
     # Imported here: only a match spread over machines needs Dask installed.
     from distributed import Client, as_completed
 
+    # A task travels pickled: it carries its pair (with the pair's opening) and the
+    # settings a game needs, not the match's whole list of openings.
+    task_settings = replace(state.settings, openings=[])
     with Client(state.settings.scheduler) as client:
         futures = [
-            client.submit(play_pair_on_new_engines, pair, state.settings, skip, pure=False)
+            client.submit(
+                play_pair_on_new_engines, pair, task_settings,
+                skip & {task.index for task in pair.games()}, pure=False,
+            )
             for pair in pairs
         ]
         try:
@@ -632,8 +637,7 @@ def result_lines(state: MatchState) -> list[str]:
         lines[0] += f" [{score_fraction(wins, losses, draws):.3f}] {games} games"
         lines.append(f"Pairs: {format_pair_report(state.pair_report())}")
         lines.append(
-            f"Games counted singly: Elo {format_elo(estimate.elo)} +/- "
-            f"{format_margin(estimate.margin)} ({estimate.confidence:.0%})"
+            f"Games counted singly: Elo {format_interval(estimate)} ({estimate.confidence:.0%})"
         )
     sprt = state.sprt()
     test = state.settings.sprt
@@ -841,15 +845,20 @@ def match_summary(
 
 
 def parse_sprt(text: str) -> SprtSettings:
-    """Return the SPRT settings of "elo0=0 elo1=10 alpha=0.05 beta=0.05"."""
+    """Return the SPRT settings of "elo0=0 elo1=20 alpha=0.05 beta=0.05"."""
     values = {"alpha": 0.05, "beta": 0.05}
     for token in text.split():
         key, separator, value = token.partition("=")
         if not separator or key not in ("elo0", "elo1", "alpha", "beta"):
-            raise ValueError(f"bad SPRT field {token!r} (use elo0, elo1, alpha, beta)")
-        values[key] = float(value)
+            raise ValueError(f"--sprt: bad field {token!r} (use elo0, elo1, alpha, beta)")
+        try:
+            values[key] = float(value)
+        except ValueError:
+            raise ValueError(f"--sprt: {key} needs a number, not {value!r}") from None
     if "elo0" not in values or "elo1" not in values:
-        raise ValueError("SPRT needs elo0 and elo1")
+        raise ValueError("--sprt needs elo0 and elo1")
+    if not (0 < values["alpha"] < 1 and 0 < values["beta"] < 1):
+        raise ValueError("--sprt: alpha and beta are error rates between 0 and 1")
     return SprtSettings(values["elo0"], values["elo1"], values["alpha"], values["beta"])
 
 
@@ -900,7 +909,7 @@ def add_adjudication_arguments(parser: argparse.ArgumentParser) -> None:
 def add_output_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the options for the SPRT, the output files and the progress line."""
     parser.add_argument(
-        "--sprt", help='stop early on an SPRT verdict: "elo0=0 elo1=10 alpha=0.05 beta=0.05"'
+        "--sprt", help='stop early on an SPRT verdict: "elo0=0 elo1=20 alpha=0.05 beta=0.05"'
     )
     parser.add_argument("--pgn", type=Path, help="write all games to this PGN file")
     parser.add_argument(
@@ -946,8 +955,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def limits_from_arguments(arguments: argparse.Namespace) -> Limits:
-    """Return the search limits given on the command line."""
-    base, increment = parse_time_control(arguments.tc) if arguments.tc else (None, 0.0)
+    """Return the search limits given on the command line; raise ValueError naming a bad one."""
+    positive = {"--movetime": arguments.movetime, "--nodes": arguments.nodes,
+                "--depth": arguments.depth, "--move-timeout": arguments.move_timeout}
+    for option, value in positive.items():
+        if value is not None and not 0 < value < math.inf:
+            raise ValueError(f"{option} must be a positive number, not {value}")
+    if not 0 <= arguments.time_margin < math.inf:
+        raise ValueError(f"--time-margin must be 0 or more, not {arguments.time_margin}")
+    try:
+        base, increment = parse_time_control(arguments.tc) if arguments.tc else (None, 0.0)
+    except ValueError as error:
+        raise ValueError(f"--tc: {error}") from None
     limits = Limits(
         base_seconds=base,
         increment_seconds=increment,
@@ -991,8 +1010,8 @@ def default_openings() -> tuple[list[Opening], str]:
         path = book_suite_path()
     except FileNotFoundError:
         # An installed package has no book beside it: say so rather than quietly switch.
-        print("note: the book's opening suite is not here; using the 61 built-in openings",
-              file=sys.stderr)
+        print("note: the book's opening suite is not here; using the "
+              f"{len(builtin_openings())} built-in openings", file=sys.stderr)
         return builtin_openings(), "built-in"
     return load_openings(path), str(path.relative_to(path.parents[3]))
 
@@ -1038,6 +1057,14 @@ def write_outputs(state: MatchState, summary: dict[str, object]) -> None:
         settings.json_path.write_text(json.dumps(summary, indent=2) + "\n")
 
 
+def clock_load_note(settings: MatchSettings, cores: int) -> str | None:
+    """Return a warning when a clock match plays as many pairs at once as there are cores."""
+    if settings.limits.uses_clock and settings.scheduler is None and settings.concurrency >= cores:
+        return (f"match: note: --concurrency {settings.concurrency} on {cores} cores under a "
+                f"clock; the load may cost the engines time (use fewer than {cores})")
+    return None
+
+
 def main(arguments: list[str] | None = None) -> int:
     """Run the match runner's command line; return the process exit status."""
     parser = build_parser()
@@ -1050,6 +1077,8 @@ def main(arguments: list[str] | None = None) -> int:
     if settings.games != namespace.games:
         print(f"match: {namespace.games} games rounded up to {settings.games} (whole pairs)",
               file=sys.stderr)
+    if (note := clock_load_note(settings, os.cpu_count() or 1)) is not None:
+        print(note, file=sys.stderr)
     try:
         engine_ids = probe_engines(settings.engines)
     # Any start-up failure (missing command, unknown option) is reported, not raised.

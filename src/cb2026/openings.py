@@ -162,11 +162,11 @@ def opening_from_text_line(line: str, name: str) -> Opening:
 
 
 def load_text_openings(path: Path) -> list[Opening]:
-    """Return the openings of a text or EPD file, one per line; '#' starts a comment."""
+    """Return the openings of a text or EPD file, one per line; a line starting '#' is a comment."""
     openings: list[Opening] = []
     for line_number, raw_line in enumerate(path.read_text().splitlines(), start=1):
-        line = raw_line.split("#", 1)[0].strip()
-        if not line:
+        line = raw_line.strip()
+        if not line or line.startswith("#"):
             continue
         try:
             openings.append(opening_from_text_line(line, f"{path.name}:{line_number}"))
@@ -215,8 +215,8 @@ def select_openings(openings: list[Opening], count: int, seed: int) -> list[Open
     return selected
 
 
-# The suite lives with the book's data, not inside the package: a source checkout has it
-# two folders above src/cb2026/, a stage snapshot tangled into build/ a few more.
+# The suite lives with the book's data, not inside the package, so it is searched for in
+# the folders above this module rather than at one fixed distance from it.
 SUITE_RELATIVE_PATH = Path("book/data/openings/openings.epd")
 
 
