@@ -139,6 +139,14 @@ def data_path(stage: str, name: str) -> Path:
     return ROOT / "book" / "data" / stage / f"elo-{name}"
 
 
+def concurrency(experiment: Experiment) -> int:
+    """Return how many pairs to play at once: every core at fixed nodes, one spare on a clock."""
+    cores = os.cpu_count() or 1
+    # On a clock the runner and the operating system need a core of their own, or their work
+    # is charged to whichever engine is thinking (chapter 7.1's rule).
+    return max(1, cores - 1) if experiment.on_clock else cores
+
+
 def match_arguments(stage: str, experiment: Experiment, games: int, resume: bool) -> list[str]:
     """The match runner's arguments for one of the book's matches."""
     ours = f"cmd={engine_command(PLAYING_STAGE.get(stage, stage))}"
@@ -154,7 +162,7 @@ def match_arguments(stage: str, experiment: Experiment, games: int, resume: bool
     output.parent.mkdir(parents=True, exist_ok=True)
     arguments = [
         "--engine", first, "--engine", second,
-        "--games", str(games), "--concurrency", str(os.cpu_count() or 1),
+        "--games", str(games), "--concurrency", str(concurrency(experiment)),
         *experiment.limits, *ADJUDICATION,
         "--json", f"{output}.json", "--pgn", f"{output}.pgn",
         "--event", f"cb2026 {stage} {experiment.name}", "--quiet",
