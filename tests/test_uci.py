@@ -9,6 +9,7 @@ it searches; a few start the engine as a process, as a GUI does.
 from __future__ import annotations
 
 import io
+import logging
 import os
 import pathlib
 import queue
@@ -24,7 +25,8 @@ import chess.engine
 import pytest
 
 import cb2026
-from cb2026.cli import run
+from cb2026.cli import Session, execute, run
+from cb2026.search import Techniques
 
 pytestmark = pytest.mark.stage("stage-07-uci")
 
@@ -330,10 +332,25 @@ def test_a_second_go_during_a_search_is_an_error(gui: Conversation) -> None:
     assert_legal(chess.STARTING_FEN, gui.read_until("bestmove")[-1].split()[1])
 
 
-@pytest.mark.parametrize("command", ["go depth x", "go depth -1", "go nodes", "go sideways",
-                                     "go movetime 1.5"])
-def test_bad_go_commands_are_errors(command: str) -> None:
-    assert talk(f"uci\n{command}\nisready\n")[-2:][0].startswith(ERROR)
+@pytest.mark.parametrize(("command", "named"), [
+    ("go depth x", "'x'"), ("go depth -1", "'-1'"), ("go nodes", "go nodes"),
+    ("go sideways", "'sideways'"), ("go movetime 1.5", "'1.5'"), ("go depth ²", "'²'"),
+    ("go wtime ² btime 1000", "'²'"), ("go depth 2 frobnicate", "'frobnicate'"),
+])
+def test_bad_words_in_go_are_named_and_the_search_still_answers(
+        gui: Conversation, command: str, named: str) -> None:
+    gui.send(command)
+    complaint = gui.read_until(ERROR)[-1]
+    assert named in complaint and "ignored" in complaint
+    gui.send("stop")  # some of them are left with no limit at all
+    assert_legal(chess.STARTING_FEN, gui.read_until("bestmove")[-1].split()[1])
+
+
+def test_a_bad_word_in_go_leaves_the_other_limits() -> None:
+    lines = talk("uci\ngo sideways depth 2 nodes x\n")
+    depths = [int(info_fields(line)["depth"]) for line in lines if line.startswith("info depth")]
+    assert depths == [1, 2]  # searched to depth 2 by itself, before the end of the input
+    assert sum(line.startswith(ERROR) for line in lines) == 2
 
 
 # Stopping, and a legal bestmove whatever happens
@@ -508,3 +525,203 @@ def test_quit_during_a_search_ends_the_process_with_a_bestmove() -> None:
     assert result.returncode == 0 and result.stderr == ""
     lines = result.stdout.splitlines()
     assert lines[-1].startswith("bestmove") and "readyok" not in lines
+
+
+# Pondering
+
+
+def test_uci_offers_the_ponder_option() -> None:
+    assert "option name Ponder type check default false" in talk("uci\n")
+    lines = talk("uci\nsetoption name Ponder value true\nsetoption name ponder value false\n")
+    assert not any(line.startswith(ERROR) for line in lines)
+
+
+def test_bestmove_names_a_legal_move_to_ponder_on(gui: Conversation) -> None:
+    gui.send(f"position fen {KIWIPETE}")
+    gui.send("go depth 3")
+    lines = gui.read_until("bestmove")
+    words = lines[-1].split()
+    assert words[0] == "bestmove" and words[2] == "ponder", words
+    board = chess.Board(KIWIPETE)
+    board.push_uci(words[1])
+    assert chess.Move.from_uci(words[3]) in board.legal_moves
+    assert info_fields(lines[-2])["pv"].split()[:2] == [words[1], words[3]]
+
+
+def test_go_ponder_waits_for_ponderhit_then_searches_on_the_clock(gui: Conversation) -> None:
+    gui.send(f"position fen {KIWIPETE}")
+    gui.send("go ponder movetime 300")
+    time.sleep(0.8)  # far longer than the movetime: the clock has not started yet
+    gui.send("isready")
+    lines = gui.read_until("readyok", timeout=2)
+    assert not any(line.startswith("bestmove") for line in lines + gui.pending())
+    hit = time.monotonic()
+    gui.send("ponderhit")
+    lines = gui.read_until("bestmove", timeout=10)
+    assert time.monotonic() - hit >= 0.2  # the 300 ms counted from ponderhit
+    assert lines[-2].startswith("info depth") and " pv " in lines[-2]
+    assert_legal(KIWIPETE, lines[-1].split()[1])
+
+
+def test_a_finished_pondering_search_waits_for_ponderhit(gui: Conversation) -> None:
+    # The mate in one is found at depth 1 at once; a pondering search must still wait.
+    gui.send(f"position fen {MATE_IN_ONE}")
+    gui.send("go ponder depth 2")
+    time.sleep(0.3)
+    gui.send("isready")
+    lines = gui.read_until("readyok", timeout=2)
+    assert not any(line.startswith("bestmove") for line in lines + gui.pending())
+    gui.send("ponderhit")
+    assert gui.read_until("bestmove", timeout=2)[-1].split()[1] == "d1d8"
+
+
+@pytest.mark.parametrize("command", ["stop", "ponderhit"])
+def test_go_ponder_answers_a_command_sent_at_once(gui: Conversation, command: str) -> None:
+    # Sent before the search thread has even started: it must not be lost.
+    gui.send(f"position fen {KIWIPETE}")
+    gui.send("go ponder wtime 2000 btime 2000 movetime 100")
+    gui.send(command)
+    assert_legal(KIWIPETE, gui.read_until("bestmove", timeout=5)[-1].split()[1])
+
+
+def test_ponderhit_without_a_pondering_search_is_an_error(gui: Conversation) -> None:
+    gui.send("ponderhit")
+    assert "go ponder" in gui.read_until(ERROR)[-1]
+    gui.send("go infinite")
+    gui.send("ponderhit")
+    assert "go ponder" in gui.read_until(ERROR)[-1]
+    gui.send("stop")
+    gui.read_until("bestmove")
+
+
+def test_a_pondering_game_through_python_chess(caplog: pytest.LogCaptureFixture) -> None:
+    # The opponent plays the move the engine expects on odd moves, another one on even
+    # moves, so python-chess sends both `ponderhit` and `stop` to the pondering engine.
+    caplog.set_level(logging.DEBUG, logger="chess.engine")
+    board = chess.Board()
+    chooser = random.Random(7)
+    with chess.engine.SimpleEngine.popen_uci(ENGINE_COMMAND, env=ENGINE_ENVIRONMENT,
+                                             timeout=10) as engine:
+        for turn in range(10):
+            if board.is_game_over():
+                break
+            result = engine.play(board, chess.engine.Limit(time=0.05), ponder=True)
+            assert result.move in board.legal_moves
+            board.push(result.move)
+            if board.is_game_over():
+                break
+            if turn % 2 and result.ponder in board.legal_moves:
+                reply = result.ponder
+            else:
+                reply = chooser.choice([move for move in board.legal_moves
+                                        if move != result.ponder] or list(board.legal_moves))
+            board.push(reply)
+    sent = [record.getMessage().rsplit("<< ", 1)[-1] for record in caplog.records
+            if "<< " in record.getMessage()]
+    assert any(line.startswith("go ponder") for line in sent)
+    assert "ponderhit" in sent and "stop" in sent
+    assert "setoption name Ponder value true" in sent
+
+
+# searchmoves
+
+
+def test_go_searchmoves_searches_only_those_moves(gui: Conversation) -> None:
+    infos, move = search(gui, KIWIPETE, "go depth 3 searchmoves a2a3 h1g1")
+    assert move in ("a2a3", "h1g1")
+    assert all(info_fields(line)["pv"].split()[0] in ("a2a3", "h1g1")
+               for line in infos if " pv " in line)
+
+
+def test_python_chess_root_moves_are_searchmoves() -> None:
+    board = chess.Board(KIWIPETE)
+    with chess.engine.SimpleEngine.popen_uci(ENGINE_COMMAND, env=ENGINE_ENVIRONMENT) as engine:
+        result = engine.play(board, chess.engine.Limit(depth=2),
+                             root_moves=[chess.Move.from_uci("g2g3")])
+    assert result.move == chess.Move.from_uci("g2g3")
+
+
+def test_bad_searchmoves_are_named_and_ignored(gui: Conversation) -> None:
+    gui.send(f"position fen {KIWIPETE}")
+    gui.send("go depth 2 searchmoves e1e3 a2a3 zz")
+    lines = gui.read_until("bestmove")
+    errors = [line for line in lines if line.startswith(ERROR)]
+    assert len(errors) == 2 and "'e1e3'" in errors[0] and "'zz'" in errors[1]
+    assert lines[-1].split()[1] == "a2a3"
+
+
+def test_searchmoves_with_no_legal_move_searches_every_move(gui: Conversation) -> None:
+    gui.send(f"position fen {KIWIPETE}")
+    gui.send("go depth 2 searchmoves e1e3")
+    lines = gui.read_until("bestmove")
+    assert any("searching every move" in line for line in lines if line.startswith(ERROR))
+    assert_legal(KIWIPETE, lines[-1].split()[1])
+
+
+# debug and register
+
+
+def test_debug_and_register_are_accepted() -> None:
+    lines = talk("uci\ndebug on\nregister later\nregister name Somebody code 1234\n"
+                 "go depth 1\ndebug off\ngo depth 1\nisready\n")
+    after = lines[lines.index("uciok") + 1:]
+    assert not any(line.startswith((ERROR, "registration")) for line in after)
+    first, second = (index for index, line in enumerate(after) if line.startswith("bestmove"))
+    assert any(line.startswith("info string debug") for line in after[:first])
+    assert not any(line.startswith("info string") for line in after[first:second])
+    assert after[-1] == "readyok"
+
+
+def test_bad_debug_is_an_error() -> None:
+    assert talk("debug sideways\n")[0].startswith(ERROR)
+
+
+# Bad input leaves the engine as it was
+
+AFTER_E4 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
+
+
+@pytest.mark.parametrize("command", [
+    "position startpos moves e2e4 e7e5 xx",
+    "position startpos moves e2e4 e7e5 e1e3",
+    "position startpos moves e2e4 e7e5 g1f3 e7e5",
+    "position startpos e2e4",
+    "position fen 8/8/8/8 w - - 0 1",
+    f"position fen {chess.STARTING_FEN[:-1]}²",
+    "position fen",
+    "position",
+])
+def test_a_bad_position_leaves_the_previous_one(command: str) -> None:
+    lines = talk(f"uci\nposition startpos moves e2e4\n{command}\nd\ngo depth 1\n")
+    assert any(line.startswith(ERROR) for line in lines)
+    assert f"Fen: {AFTER_E4}" in lines
+    assert_legal(AFTER_E4, lines[-1].split()[1])
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "1025", "99999999999999999999999", "²", "", "x"])
+def test_a_bad_hash_size_is_refused_and_changes_nothing(value: str) -> None:
+    output = io.StringIO()
+    session = Session(output)
+    size = session.searcher.tt.size
+    execute(session, f"setoption name Hash value {value}")
+    assert output.getvalue().startswith(f"{ERROR}option Hash needs megabytes from 1 to ")
+    assert session.searcher.tt.size == size
+
+
+@pytest.mark.parametrize("command", [
+    "setoption name Quiescence value maybe", "setoption name Ponder value 1",
+    "set ordering sideways", "setoption name Ordering",
+])
+def test_a_bad_option_value_leaves_the_option(command: str) -> None:
+    output = io.StringIO()
+    session = Session(output)
+    execute(session, command)
+    assert output.getvalue().startswith(ERROR)
+    assert session.searcher.techniques == Techniques() and not session.ponder_allowed
+
+
+@pytest.mark.parametrize("command", ["perft ²", "go perft ²", "setoption name Hash value ²",
+                                     "go depth ²", "position fen 8/8/8/8/8/8/8/8 w - - ² 1"])
+def test_unicode_digits_do_not_end_the_loop(command: str) -> None:
+    lines = talk(f"uci\n{command}\nstop\nisready\n")
+    assert lines[-1] == "readyok" and any(line.startswith(ERROR) for line in lines)

@@ -17,7 +17,7 @@ import threading
 from collections.abc import Callable
 from typing import TextIO
 
-from cb2026.limits import Limits
+from cb2026.limits import Limits, allocate_time
 from cb2026.move import Move, MoveError, move_to_uci, parse_uci_move
 from cb2026.perft import divide
 from cb2026.position import FenError, Position
@@ -43,11 +43,13 @@ class Session:
         self.running = True
         self.searcher = Searcher()
         self.search_thread: threading.Thread | None = None
-        self.search_is_endless = False  # only `stop` ends it: nobody should wait for it
+        self.search_limits = Limits()  # those of the running (or last) search
         # Set by the search thread just before it sends bestmove: from then on a GUI
         # may send the next `go`, even though the thread has not quite ended yet.
         self.bestmove_sent = threading.Event()
         self.uci_mode = False  # set by `uci`: from then on, output for a GUI, not a person
+        self.debug = False  # set by `debug on`: more `info string` lines
+        self.ponder_allowed = False  # the Ponder option: may the GUI send `go ponder`?
         # The search thread and the command loop both write: one line at a time.
         self.output_lock = threading.Lock()
 
@@ -63,14 +65,14 @@ class Session:
 
     def wait_for_search(self) -> None:
         """Wait until the running search, if any, has finished by itself (unless it is endless)."""
-        if self.search_thread is not None and not self.search_is_endless:
+        if self.search_thread is not None and not self.search_limits.is_endless():
             self.search_thread.join()
             self.search_thread = None
 
     def stop_search(self) -> None:
         """Stop the running search, if any, and wait until it has sent its bestmove."""
         if self.search_thread is not None:
-            self.searcher.stop_event.set()
+            self.searcher.stop()
             self.search_thread.join()
             self.search_thread = None
 
@@ -184,7 +186,7 @@ MOVE_SOURCE: Callable[[Position], list[Move]] = legal_moves
 
 def parse_depth(arguments: list[str]) -> int:
     """Return the depth given as the single argument of a perft command."""
-    if len(arguments) != 1 or not arguments[0].isdigit() or int(arguments[0]) < 1:
+    if len(arguments) != 1 or not arguments[0].isdecimal() or int(arguments[0]) < 1:
         raise CommandError(f"perft needs one depth of at least 1, not {' '.join(arguments)!r}")
     return int(arguments[0])
 
@@ -207,15 +209,23 @@ def handle_go(session: Session, arguments: list[str]) -> None:
     if arguments and arguments[0] == "perft":
         handle_perft(session, arguments[1:])
         return
-    limits = parse_go_arguments(arguments)
     if session.is_searching():
         raise CommandError("a search is already running (send 'stop' first)")
+    limits, complaints = parse_go_arguments(arguments, session.position)
+    for complaint in complaints:
+        session.say(f"info string error: {complaint}")
+    if session.debug:
+        soft, hard = allocate_time(limits, session.position.side_to_move)
+        session.say(f"info string debug: searching {session.position.fen()} with "
+                    f"{soft:.3f} s soft, {hard:.3f} s hard")
     session.stop_search()  # collect the finished thread of the previous search
+    # Cleared here, not in the thread: a `stop` or `ponderhit` may come before it starts.
     session.searcher.stop_event.clear()
+    session.searcher.ponderhit_event.clear()
     session.bestmove_sent.clear()
     # The search plays its moves on a copy, so `position` may change during the search.
     position = session.position.copy()
-    session.search_is_endless = limits.is_endless()
+    session.search_limits = limits
     session.search_thread = threading.Thread(
         target=run_search, args=(session, position, limits), daemon=True)
     session.search_thread.start()
@@ -227,24 +237,60 @@ GO_NUMBERS: dict[str, str] = {
     "btime": "btime", "winc": "winc", "binc": "binc", "movestogo": "movestogo", "mate": "mate",
 }
 
+# The words of `go` that stand alone; each sets the Limits field of its name.
+GO_SWITCHES = ("infinite", "ponder")
 
-def parse_go_arguments(arguments: list[str]) -> Limits:
-    """Return the search limits given by the words after `go`."""
+GO_WORDS = {*GO_NUMBERS, *GO_SWITCHES, "searchmoves"}
+
+
+def parse_go_number(word: str, text: str) -> int | None:
+    """Return the whole number `text` that follows `word`, or None if it is not one."""
+    # Clocks can go below zero in some GUIs; everything else must be positive.
+    digits = text[1:] if word in ("wtime", "btime") and text.startswith("-") else text
+    return int(text) if digits.isdecimal() else None
+
+
+def parse_searchmoves(texts: list[str], position: Position, complaints: list[str]) -> list[Move]:
+    """Return the legal moves among `texts`, adding a complaint for each other one."""
+    moves = []
+    for text in texts:
+        try:
+            moves.append(parse_uci_move(text, legal_moves(position)))
+        except MoveError as error:
+            complaints.append(f"searchmoves: {error}: ignored")
+    if not moves:
+        complaints.append("searchmoves names no legal move: searching every move")
+    return moves
+
+
+def parse_go_arguments(arguments: list[str], position: Position) -> tuple[Limits, list[str]]:
+    """Return the limits given by the words after `go`, and a complaint per word ignored."""
     limits = Limits()
-    words = iter(arguments)
-    for word in words:
-        if word == "infinite":
-            limits.infinite = True
+    complaints: list[str] = []
+    index = 0
+    while index < len(arguments):
+        word = arguments[index]
+        index += 1
+        if word in GO_SWITCHES:
+            setattr(limits, word, True)
+        elif word == "searchmoves":
+            end = index
+            while end < len(arguments) and arguments[end] not in GO_WORDS:
+                end += 1
+            limits.searchmoves = parse_searchmoves(arguments[index:end], position, complaints)
+            index = end
         elif word in GO_NUMBERS:
-            text = next(words, "")
-            # Clocks can go below zero in some GUIs; everything else must be positive.
-            number = text[1:] if word in ("wtime", "btime") and text.startswith("-") else text
-            if not number.isdigit():
-                raise CommandError(f"go {word} needs a whole number, not {text!r}")
-            setattr(limits, GO_NUMBERS[word], int(text))
+            text = arguments[index] if index < len(arguments) else ""
+            number = parse_go_number(word, text)
+            if number is None:
+                complaints.append(f"go {word} needs a whole number, not {text!r}: ignored")
+            else:
+                setattr(limits, GO_NUMBERS[word], number)
+            if text not in GO_WORDS:  # `go depth infinite` still means `infinite`
+                index += 1
         else:
-            raise CommandError(f"unknown word {word!r} in go (try 'help')")
-    return limits
+            complaints.append(f"unknown word {word!r} in go: ignored")
+    return limits, complaints
 
 
 def run_search(session: Session, position: Position, limits: Limits) -> None:
@@ -256,13 +302,25 @@ def run_search(session: Session, position: Position, limits: Limits) -> None:
     best_move, last = session.searcher.think(position, limits, report)
     if last is None and best_move is not None:
         session.say("info string no move was searched: playing the first in search order")
+    answer = f"bestmove {move_to_uci(best_move) if best_move is not None else '0000'}"
+    # The reply the line expects is the move to ponder on.
+    if last is not None and len(last.pv) >= 2 and last.pv[0] == best_move:
+        answer += f" ponder {move_to_uci(last.pv[1])}"
     session.bestmove_sent.set()
-    session.say(f"bestmove {move_to_uci(best_move) if best_move is not None else '0000'}")
+    session.say(answer)
 
 
 def handle_stop(session: Session, arguments: list[str]) -> None:
     """Stop the search; it answers with the best move it has searched deepest."""
     session.stop_search()
+
+
+def handle_ponderhit(session: Session, arguments: list[str]) -> None:
+    """The opponent played the predicted move: the pondering search goes on, on the clock."""
+    if not (session.is_searching() and session.search_limits.ponder):
+        raise CommandError("ponderhit needs a running 'go ponder' search")
+    session.search_limits = dataclasses.replace(session.search_limits, ponder=False)
+    session.searcher.ponderhit_event.set()
 
 
 def option_name(technique: str) -> str:
@@ -271,10 +329,11 @@ def option_name(technique: str) -> str:
 
 
 def option_lines(session: Session) -> list[str]:
-    """Return the `option` lines that `uci` answers with: table size, technique switches."""
+    """Return the `option` lines that `uci` answers with: table, Ponder, technique switches."""
     return [
         f"option name Hash type spin default {DEFAULT_HASH_MB} min 1 max {MAXIMUM_HASH_MB}",
         "option name Clear Hash type button",
+        "option name Ponder type check default false",
     ] + [
         f"option name {option_name(field.name)} type check default {str(field.default).lower()}"
         for field in dataclasses.fields(Techniques)
@@ -293,13 +352,16 @@ def apply_option(session: Session, name: str, value: str) -> None:
     if session.is_searching():
         raise CommandError("options cannot change during a search (send 'stop' first)")
     if name.lower() == "hash":
-        if not value.isdigit() or not 1 <= int(value) <= MAXIMUM_HASH_MB:
+        if not value.isdecimal() or not 1 <= int(value) <= MAXIMUM_HASH_MB:
             raise CommandError(f"option Hash needs megabytes from 1 to {MAXIMUM_HASH_MB}, "
                                f"not {value!r}")
         session.searcher.tt.resize(int(value))
         return
     if name.lower() == "clear hash":
         session.searcher.tt.clear()
+        return
+    if name.lower() == "ponder":
+        session.ponder_allowed = parse_check_value(name, value)
         return
     techniques = session.searcher.techniques
     for field in dataclasses.fields(techniques):
@@ -326,6 +388,17 @@ def handle_ucinewgame(session: Session, arguments: list[str]) -> None:
     session.stop_search()
     session.position = Position.starting()
     session.searcher.tt.clear()
+
+
+def handle_debug(session: Session, arguments: list[str]) -> None:
+    """Switch debug mode on or off: `debug on` adds `info string` lines about each search."""
+    if arguments not in (["on"], ["off"]):
+        raise CommandError(f"debug needs 'on' or 'off', not {' '.join(arguments)!r}")
+    session.debug = arguments == ["on"]
+
+
+def handle_register(session: Session, arguments: list[str]) -> None:
+    """Accept `register later` or `register name <name> code <code>`: none is needed."""
 
 
 def score_text(score: int) -> str:
@@ -391,9 +464,12 @@ COMMANDS: dict[str, tuple[Handler, str]] = {
     )),
     "go": (handle_go, (
         "go [depth N] [nodes N] [movetime MS] [wtime MS btime MS winc MS binc MS "
-        "movestogo N] [mate N] [infinite] | go perft N: search"
+        "movestogo N] [mate N] [infinite] [ponder] [searchmoves m1 m2 ...] | go perft N: search"
     )),
     "stop": (handle_stop, "stop the search and play its best move"),
+    "ponderhit": (handle_ponderhit, "the predicted move was played: go ponder runs on the clock"),
+    "debug": (handle_debug, "debug on|off: more info strings"),
+    "register": (handle_register, "accepted; this engine needs no registration"),
     "d": (handle_d, "show the board and its FEN"),
     "perft": (handle_perft, "perft N: count the leaf nodes N moves deep, per move"),
     "set": (handle_set, "set <option> <value>: set an option (techniques: on|off)"),

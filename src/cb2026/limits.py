@@ -10,9 +10,10 @@ of the time left, plus most of the increment it gets back after the move.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from cb2026.board import WHITE, Colour
+from cb2026.move import Move
 
 
 @dataclass
@@ -39,10 +40,14 @@ class Limits:
 
     infinite: bool = False
 
+    searchmoves: list[Move] = field(default_factory=list)  # empty: every legal move
+
+    ponder: bool = False  # the clock starts only at `ponderhit`
+
     def is_endless(self) -> bool:
-        """Return True if only `stop` ends the search (`go infinite`, or `go` alone)."""
+        """Return True if only a command ends the search (`go infinite`, `go ponder`, `go`)."""
         bounds = (self.depth, self.nodes, self.movetime, self.wtime, self.btime, self.mate)
-        return self.infinite or all(bound is None for bound in bounds)
+        return self.infinite or self.ponder or all(bound is None for bound in bounds)
 
 
 # Time lost between the GUI's clock and ours: starting a thread, printing, the pipe.

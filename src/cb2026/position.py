@@ -172,7 +172,7 @@ def parse_en_passant(text: str, board: list[Piece], side_to_move: Colour) -> Squ
 
 def parse_counter(text: str, name: str, minimum: int) -> int:
     """Return the integer of a FEN counter field, which must be at least `minimum`."""
-    if not text.isdigit() or int(text) < minimum:
+    if not text.isdecimal() or int(text) < minimum:
         raise FenError(f"{name} must be an integer of at least {minimum}, not {text!r}")
     return int(text)
 

@@ -131,6 +131,11 @@ class Searcher:
         self.elapsed = 0.0  # seconds the last think() took
         self.root_score = -INFINITY  # the score of the root's best fully searched move
         self.previous_best_move: Move | None = None  # the root searches it first
+        # Set by `ponderhit` (or `stop`): a pondering search may start its clock, and answer.
+        self.ponderhit_event = threading.Event()
+        self.clock_start = 0.0  # when the time limits began to count (NO_LIMIT: pondering)
+        self.hard_time = NO_LIMIT  # seconds from clock_start to the hard deadline
+        self.searchmoves: list[Move] = []  # `go searchmoves`: the root searches only these
         # The table outlives a search: the next move's search starts from what this one found.
         self.tt = TranspositionTable(DEFAULT_HASH_MB)
 
@@ -151,6 +156,7 @@ class Searcher:
     def check_limits(self) -> None:
         """Raise SearchStoppedError if the search was told to stop or has reached a limit."""
         now = time.monotonic()
+        self.notice_ponderhit(now)
         if (self.stop_event.is_set() or self.notes.nodes >= self.node_limit
                 or now >= self.hard_deadline):
             raise SearchStoppedError
@@ -204,7 +210,7 @@ class Searcher:
             moves.remove(tt_move)
             moves.insert(0, tt_move)
         if not ply:
-            moves = self.previous_best_first(moves)
+            moves = self.previous_best_first(self.allowed_root_moves(moves))
         original_alpha = alpha
         best = -INFINITY
         best_move = None
@@ -335,8 +341,12 @@ class Searcher:
         """Search deeper and deeper until a limit stops it; return the best move and last result."""
         self.start_search()
         self.start_time = time.monotonic()
-        soft, hard = allocate_time(limits, position.side_to_move)
-        self.hard_deadline = self.start_time + hard
+        soft, self.hard_time = allocate_time(limits, position.side_to_move)
+        # A pondering search has no clock until `ponderhit` starts it (notice_ponderhit).
+        self.clock_start = self.hard_deadline = NO_LIMIT
+        if not limits.ponder:
+            self.start_clock(self.start_time)
+        self.searchmoves = limits.searchmoves
         self.next_check = 1  # the root checks first: a `stop` or a spent clock count at once
         self.node_limit = NO_LIMIT  # depth 1 always completes, whatever `go nodes` says
         self.completed_depth = 0
@@ -356,10 +366,14 @@ class Searcher:
             if limits.nodes is not None:
                 self.node_limit = float(limits.nodes)  # (a float, like the NO_LIMIT it replaces)
                 self.next_check = min(self.next_check, limits.nodes)  # stop exactly at N
-            if self.has_enough(iteration, limits, soft):
+            self.notice_ponderhit(time.monotonic())
+            if self.has_enough(iteration, limits, self.clock_start - self.start_time + soft):
                 break
+        # `go infinite` answers only after `stop`, `go ponder` only after `ponderhit` or `stop`.
         if limits.infinite:
-            self.stop_event.wait()  # `go infinite` answers only after `stop`
+            self.stop_event.wait()
+        elif limits.ponder:
+            self.ponderhit_event.wait()
         self.elapsed = time.monotonic() - self.start_time
         if last is not None and last.pv:
             return last.pv[0], last
@@ -367,7 +381,7 @@ class Searcher:
 
     def unsearched_move(self, position: Position) -> Move | None:
         """Return the move to play when none was searched: the first in the search's order."""
-        moves = legal_moves(position)
+        moves = self.allowed_root_moves(legal_moves(position))
         return self.order_moves(position, moves)[0] if moves else None
 
     def previous_best_first(self, moves: list[Move]) -> list[Move]:
@@ -378,6 +392,11 @@ class Searcher:
             moves.insert(0, previous)
         return moves
 
+    def allowed_root_moves(self, moves: list[Move]) -> list[Move]:
+        """Return the root's moves that `go searchmoves` allows (all of them if it named none)."""
+        allowed = [move for move in moves if move in self.searchmoves]
+        return allowed or moves
+
     def has_enough(self, iteration: Iteration, limits: Limits, soft: float) -> bool:
         """Return True if the search should start no further iteration after `iteration`."""
         if limits.mate is not None and is_mate_score(iteration.score):
@@ -386,6 +405,21 @@ class Searcher:
             # A mate for either side found at this depth will not get better deeper.
             return abs(mate_in_moves(iteration.score)) * 2 <= iteration.depth
         return iteration.elapsed >= soft
+
+    def stop(self) -> None:
+        """End the search from another thread (the `stop` command): it answers at once."""
+        self.stop_event.set()
+        self.ponderhit_event.set()  # a finished pondering search waits for this one
+
+    def start_clock(self, now: float) -> None:
+        """Let the time limits count from `now`: the start of the search, or a `ponderhit`."""
+        self.clock_start = now
+        self.hard_deadline = now + self.hard_time
+
+    def notice_ponderhit(self, now: float) -> None:
+        """Start the clock of a pondering search once `ponderhit` has come."""
+        if self.clock_start == NO_LIMIT and self.ponderhit_event.is_set():
+            self.start_clock(now)
 
 
 def mvv_lva_score(board: list[int], move: Move) -> int:
