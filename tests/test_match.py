@@ -382,6 +382,11 @@ def test_real_match_cb2026_against_itself(tmp_path: Path) -> None:
         assert pair["results"] == [game["result"] for game in pair_games]
         assert pair["first_engine_points"] == sum(g["first_engine_points"] for g in pair_games)
         assert summary["pentanomial"][pair_category(pair["first_engine_points"])] >= 1
+        # "same_moves" agrees with the two games of the pair as python-chess reads them.
+        first, second = (list(game.mainline_moves()) for game in games
+                         if game.headers["Opening"] == pair["opening"])
+        assert pair["same_moves"] == (first == second)
+    assert summary["pairs_with_same_moves"] == sum(pair["same_moves"] for pair in summary["pairs"])
     # What the engines reported: every engine move is counted once, depths come from
     # completed iterations, and the PGN comments carry the same depths.
     moves = sum(engine["moves"] for engine in summary["engines"])

@@ -781,11 +781,15 @@ def game_summary(result: GameResult) -> dict[str, object]:
 
 def pair_summary(pair: int, games: list[GameResult]) -> dict[str, object]:
     """Return the JSON description of one completed pair: its opening and both results."""
+    first, second = ([report.move for report in game.record.reports] for game in games)
     return {
         "pair": pair + 1,
         "opening": games[0].task.opening.name,
         "results": [game.record.end.result if game.record.end else "*" for game in games],
         "first_engine_points": sum(game.first_engine_points for game in games),
+        # Both games move for move alike: with the colours swapped, the engines played the
+        # same moves, so the pair shows no difference between them.
+        "same_moves": first == second,
     }
 
 
@@ -811,6 +815,7 @@ def match_summary(
     settings = state.settings
     games = len(state.results)
     limits = asdict(settings.limits) | {"description": limits_description(settings.limits)}
+    pairs = [pair_summary(pair, results) for pair, results in state.completed_pairs().items()]
     return {
         "event": settings.event,
         "date": started.isoformat(timespec="seconds"),
@@ -834,7 +839,8 @@ def match_summary(
         "elo_games_counted_singly": elo_summary(state.estimate()),
         "sprt": sprt_summary(state),
         "pentanomial": state.pentanomial(),
-        "pairs": [pair_summary(pair, games) for pair, games in state.completed_pairs().items()],
+        "pairs_with_same_moves": sum(bool(pair["same_moves"]) for pair in pairs),
+        "pairs": pairs,
         "result_lines": result_lines(state),
         "games": [game_summary(result) for result in state.results],
         "machine": machine_info(),
