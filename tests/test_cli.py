@@ -81,7 +81,7 @@ def test_errors_keep_the_loop_running() -> None:
         "perft x\n"
         "perft 0\n"
         "go perft\n"
-        "go sideways\n"  # an error at every stage (stage 7 makes `go infinite` search)
+        "go perft x\n"  # an error at every stage (from stage 7 an unknown word in `go` is skipped)
         "isready\n"
     )
     assert len(lines) == 11

@@ -296,3 +296,14 @@ def test_set_tt_off_stops_the_table() -> None:
     assert session.searcher.notes.tt_hits == 0 and not any(session.searcher.tt.data)
     execute(session, "stats")
     assert "tt_hits" in output.getvalue() and "tt_cutoffs" in output.getvalue()
+
+
+# The Hash option arrives with the table (chapter 8), so its bad values are tested here.
+@pytest.mark.parametrize("value", ["0", "-1", "1025", "99999999999999999999999", "²", "", "x"])
+def test_a_bad_hash_size_is_refused_and_changes_nothing(value: str) -> None:
+    output = io.StringIO()
+    session = Session(output)
+    size = session.searcher.tt.size
+    execute(session, f"setoption name Hash value {value}")
+    assert output.getvalue().startswith("info string error: option Hash needs megabytes from 1 to ")
+    assert session.searcher.tt.size == size

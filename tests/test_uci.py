@@ -698,16 +698,6 @@ def test_a_bad_position_leaves_the_previous_one(command: str) -> None:
     assert_legal(AFTER_E4, lines[-1].split()[1])
 
 
-@pytest.mark.parametrize("value", ["0", "-1", "1025", "99999999999999999999999", "²", "", "x"])
-def test_a_bad_hash_size_is_refused_and_changes_nothing(value: str) -> None:
-    output = io.StringIO()
-    session = Session(output)
-    size = session.searcher.tt.size
-    execute(session, f"setoption name Hash value {value}")
-    assert output.getvalue().startswith(f"{ERROR}option Hash needs megabytes from 1 to ")
-    assert session.searcher.tt.size == size
-
-
 @pytest.mark.parametrize("command", [
     "setoption name Quiescence value maybe", "setoption name Ponder value 1",
     "set ordering sideways", "setoption name Ordering",
