@@ -2,22 +2,33 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
+# The exact versions of every package installed (README: "Refreshing the lock").
+LOCK := requirements/constraints.txt
+# pip itself is not in the lock; it is pinned here (--build-constraint needs pip 25.3 or newer).
+PIP_VERSION := 26.3
+UV_VERSION := 0.13.9
+STAMP := $(VENV)/.installed-$(shell cat pyproject.toml $(LOCK) | cksum | cut -d' ' -f1)
+# Debian and Ubuntu ship `venv` without ensurepip unless their python3-venv package is installed.
+VENV_HELP := could not create $(VENV) with '$(PYTHON) -m venv'. On Debian or Ubuntu install the venv package (sudo apt-get install python3-venv, or python3.X-venv for Python 3.X), remove $(VENV) and run make again.
 
-.PHONY: book test tangle check tags compiled bench-perft bench-search saves elo opponents lint clean
+.PHONY: book test tangle check tags ensure-tags lock compiled bench-perft bench-search saves elo opponents lint clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml $(LOCK)
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11) and "cb2026 needs Python 3.11 or newer")'
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	@$(PYTHON) -m venv $(VENV) && test -x $(BIN)/pip || { echo "error: $(VENV_HELP)" >&2; exit 1; }
+	$(BIN)/python -m pip install --quiet 'pip==$(PIP_VERSION)'
+	$(BIN)/python -m pip install --quiet -c $(LOCK) --build-constraint $(LOCK) -e '.[test]'
 	rm -f $(VENV)/.installed-*
 	touch $@
 
-book: $(STAMP)  ## build the HTML book into book/_build/html (warnings are errors)
+# A clone without the stage tags gets them; tags that exist are checked against the book.
+ensure-tags: $(STAMP)
+	PYTHONPATH=tools $(BIN)/python -m literate tags --ensure
+
+book: $(STAMP) ensure-tags  ## build the HTML book into book/_build/html (warnings are errors)
 	$(BIN)/jupyter-book build --all -W -n --keep-going book/
 
-test: $(STAMP)  ## the whole test suite: engine tests, tools, every chapter under nbval
+test: $(STAMP) ensure-tags  ## the whole test suite: engine tests, tools, every chapter under nbval
 	$(BIN)/python -m pytest
 
 tangle: $(STAMP)  ## regenerate src/cb2026 from the chapters
@@ -28,6 +39,13 @@ check: $(STAMP)  ## fail if src/cb2026 and the chapters disagree
 
 tags: $(STAMP)  ## (re)create the stage-NN-... tags from the book
 	PYTHONPATH=tools $(BIN)/python -m literate tags
+
+# Needs the network; uv resolves for Python 3.11 on Linux whatever runs it.
+lock:  ## re-resolve requirements/constraints.txt from pyproject.toml (newest versions allowed)
+	$(PYTHON) -m venv build/lock-tools
+	build/lock-tools/bin/python -m pip install --quiet 'uv==$(UV_VERSION)'
+	build/lock-tools/bin/uv pip compile pyproject.toml --extra test --extra cluster \
+	    --python-version 3.11 --python-platform linux --upgrade --output-file $(LOCK)
 
 compiled: $(STAMP)  ## the engine compiled by mypyc into build/compiled/: make compiled [STAGE=...]
 	$(BIN)/python tools/compile_engine.py $(STAGE)

@@ -1,4 +1,4 @@
-"""Command line: `python -m literate tangle | check | snapshot STAGE FOLDER | tags`."""
+"""Command line: `python -m literate tangle | check | snapshot STAGE FOLDER | tags [--ensure]`."""
 
 from __future__ import annotations
 
@@ -7,7 +7,13 @@ import sys
 from pathlib import Path
 
 from literate.book import chapters, repository_root
-from literate.stages import build_snapshot, write_package, write_stage_tags
+from literate.stages import (
+    StageTagError,
+    build_snapshot,
+    ensure_stage_tags,
+    write_package,
+    write_stage_tags,
+)
 from literate.tangle import PACKAGE, TangleError, tangle
 
 RETANGLE = "make tangle"
@@ -35,7 +41,13 @@ def main(arguments: list[str] | None = None) -> int:
     snapshot = commands.add_parser("snapshot", help="write one stage's snapshot to a folder")
     snapshot.add_argument("stage", help="stage id or number, e.g. stage-03-legal or 3")
     snapshot.add_argument("folder", type=Path)
-    commands.add_parser("tags", help="commit every stage's snapshot and tag it")
+    tags = commands.add_parser("tags", help="commit every stage's snapshot and tag it")
+    tags.add_argument(
+        "--ensure",
+        action="store_true",
+        help="make the tags a clone lacks and check the others (fails if one points elsewhere;"
+        " a work tree with uncommitted changes is not checked)",
+    )
     options = parser.parse_args(arguments)
     root = repository_root(Path.cwd())
     try:
@@ -54,9 +66,14 @@ def main(arguments: list[str] | None = None) -> int:
             if options.folder.exists():
                 parser.error(f"{options.folder} exists; give a new folder")
             build_snapshot(options.stage, options.folder, root)
+        elif options.command == "tags" and options.ensure:
+            print("\n".join(ensure_stage_tags(root)))
         elif options.command == "tags":
             for tag, commit in write_stage_tags(root):
                 print(f"{tag} {commit}")
+    except StageTagError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
     except TangleError as error:
         print(f"tangle error: {error}", file=sys.stderr)
         return 1

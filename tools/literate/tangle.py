@@ -18,6 +18,7 @@ import io
 import re
 import textwrap
 import tokenize
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from literate.book import Chapter, CodeCell
@@ -729,10 +730,24 @@ def used_names(pieces: list[Piece]) -> set[str]:
     return names
 
 
+def package_modules(tangler: Tangler) -> dict[str, str]:
+    """The modules of the package as the tangler holds them now, by file name."""
+    modules = tangler.render()
+    modules.setdefault(f"{INIT}.py", '"""The cb2026 chess engine."""\n')
+    return modules
+
+
 def tangle(chapters: list[Chapter]) -> dict[str, str]:
     """The modules of the package tangled from the chapters, by file name."""
     tangler = Tangler()
     tangler.add_chapters(chapters)
-    modules = tangler.render()
-    modules.setdefault(f"{INIT}.py", '"""The cb2026 chess engine."""\n')
-    return modules
+    return package_modules(tangler)
+
+
+def tangle_stages(chapters: list[Chapter]) -> Iterator[tuple[Chapter, dict[str, str]]]:
+    """The package as it is after each chapter, tangling each chapter once (tangling every
+    stage from scratch would read the early chapters again for each later one)."""
+    tangler = Tangler()
+    for chapter in chapters:
+        tangler.add_chapters([chapter])
+        yield chapter, package_modules(tangler)
