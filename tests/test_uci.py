@@ -829,3 +829,18 @@ def test_a_clock_for_the_opponent_only_is_planned_as_an_empty_one(
     assert time.monotonic() - started < 2
     assert any(line.startswith(ERROR) and f"no {own}" in line for line in lines), lines
     assert_legal(fen, lines[-1].split()[1])
+
+
+def test_go_ponder_with_the_ponder_option_off_is_noted_and_obeyed(gui: Conversation) -> None:
+    note = "info string go ponder with the Ponder option off"
+    gui.send("position startpos")
+    gui.send("go ponder depth 1")
+    gui.send("stop")
+    lines = gui.read_until("bestmove", timeout=5)
+    assert any(line.startswith(note) for line in lines), lines
+    gui.send("setoption name Ponder value true")
+    gui.send("go ponder depth 1")
+    gui.send("ponderhit")
+    lines = gui.read_until("bestmove", timeout=5)
+    assert not any(line.startswith(note) for line in lines), lines
+    assert_legal(chess.STARTING_FEN, lines[-1].split()[1])

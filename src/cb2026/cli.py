@@ -219,6 +219,8 @@ def handle_go(session: Session, arguments: list[str]) -> None:
     limits, complaints = parse_go_arguments(arguments, session.position)
     for complaint in complaints:
         session.say(f"info string error: {complaint}")
+    if limits.ponder and not session.ponder_allowed:
+        session.say("info string go ponder with the Ponder option off: pondering as asked")
     if session.debug:
         soft, hard = allocate_time(limits, session.position.side_to_move)
         session.say(f"info string debug: searching {session.position.fen()} with "
