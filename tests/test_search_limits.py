@@ -9,6 +9,7 @@ at all, an `info string` saying so. python-chess is the referee for legality.
 
 from __future__ import annotations
 
+import io
 import time
 from collections.abc import Iterator
 from dataclasses import fields
@@ -16,11 +17,20 @@ from dataclasses import fields
 import chess
 import pytest
 
+from cb2026.board import BLACK, WHITE
+from cb2026.cli import Session, execute
 from cb2026.limits import Limits, allocate_time
 from cb2026.move import Move, move_to_uci
 from cb2026.position import Position
 from cb2026.rules import legal_moves
-from cb2026.search import Iteration, Searcher, Techniques
+from cb2026.search import (
+    MAX_DEPTH,
+    Iteration,
+    Searcher,
+    Techniques,
+    depth_limit,
+    mate_in_moves,
+)
 from test_uci import KIWIPETE, Conversation, assert_legal, info_fields
 
 pytestmark = pytest.mark.stage("stage-07-uci")
@@ -150,7 +160,7 @@ def test_stop_straight_after_go_still_reports_the_move(gui: Conversation, fen: s
 
 def test_a_30_ms_clock_is_honoured_during_depth_1(gui: Conversation) -> None:
     # Depth 1 of BUSY costs far more than the clock allows; the engine must not finish it.
-    _, hard = allocate_time(Limits(wtime=30, btime=30), chess.WHITE)
+    _, hard = allocate_time(Limits(wtime=30, btime=30), WHITE)
     gui.send(f"position fen {BUSY}")
     started = time.monotonic()
     gui.send("go wtime 30 btime 30")
@@ -182,3 +192,58 @@ def test_go_depth_0_says_that_no_move_was_searched(gui: Conversation) -> None:
     lines, move = answer(gui, BUSY, "go depth 0")
     assert lines == [f"{NO_MOVE_SEARCHED}: playing the first in search order"]
     assert move == "h6f8"
+
+
+def test_a_clock_for_the_opponent_only_gives_the_shortest_search() -> None:
+    # White to move and only Black's clock given: White's own clock counts as empty.
+    shortest = allocate_time(Limits(wtime=0, btime=0), WHITE)
+    assert allocate_time(Limits(btime=60_000, binc=1000), WHITE) == shortest
+    assert allocate_time(Limits(wtime=60_000), BLACK) == shortest
+    assert shortest[1] < 0.05 and not Limits(btime=60_000).is_endless()
+
+
+@pytest.mark.parametrize(("limits", "depth"), [
+    (Limits(), MAX_DEPTH), (Limits(depth=3), 3), (Limits(depth=MAX_DEPTH + 36), MAX_DEPTH),
+    (Limits(mate=1), 2), (Limits(mate=3), 6), (Limits(mate=0), 1), (Limits(mate=2, depth=3), 3),
+    (Limits(mate=MAX_DEPTH), MAX_DEPTH)])
+def test_the_depth_limit_of_go_depth_and_go_mate(limits: Limits, depth: int) -> None:
+    assert depth_limit(limits) == depth
+
+
+def test_every_mate_in_n_is_found_within_the_depth_limit_of_go_mate() -> None:
+    # Shortest mates in 1, 2 and 3 moves (the lengths as Stockfish 15.1 gives them), all
+    # ending in a quiet move, which the quiescence search would not play.
+    for fen, moves in (("6k1/5ppp/8/8/8/8/8/3R2K1 w - - 0 1", 1),
+                       ("k7/8/8/2K5/8/8/8/7R w - - 0 1", 2),
+                       ("1k6/8/8/1K6/8/8/8/7R w - - 0 1", 3)):
+        reports: list[Iteration] = []
+        move, last = Searcher().think(Position.from_fen(fen), Limits(mate=moves), reports.append)
+        assert last is not None and last.depth <= 2 * moves
+        assert mate_in_moves(last.score) == moves and move == last.pv[0]
+        # The line is legal (a later stage's table may end it before the mate).
+        board = chess.Board(fen)
+        for step in last.pv:
+            board.push(chess.Move.from_uci(move_to_uci(step)))
+
+
+def test_ponderhit_starts_the_clock_when_it_is_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A search that checks its limits slowly notices `ponderhit` late: its clock must not.
+    original = Searcher.check_limits
+
+    def slow_check_limits(self: Searcher) -> None:
+        time.sleep(0.05)
+        original(self)
+
+    monkeypatch.setattr(Searcher, "check_limits", slow_check_limits)
+    session = Session(io.StringIO())
+    session.uci_mode = True
+    execute(session, "go ponder wtime 100000 btime 100000")
+    time.sleep(0.2)
+    assert session.searcher.clock_start == float("inf")  # pondering: no clock yet
+    before = time.monotonic()
+    execute(session, "ponderhit")
+    after = time.monotonic()
+    time.sleep(0.2)  # long enough for the search to notice
+    execute(session, "stop")
+    assert before <= session.searcher.clock_start <= after
+    assert session.output.getvalue().splitlines()[-1].startswith("bestmove")

@@ -25,8 +25,10 @@ import chess.engine
 import pytest
 
 import cb2026
+import cb2026.cli
+import cb2026.search
 from cb2026.cli import Session, execute, run
-from cb2026.search import Techniques
+from cb2026.search import Searcher, Techniques
 
 pytestmark = pytest.mark.stage("stage-07-uci")
 
@@ -715,3 +717,130 @@ def test_a_bad_option_value_leaves_the_option(command: str) -> None:
 def test_unicode_digits_do_not_end_the_loop(command: str) -> None:
     lines = talk(f"uci\n{command}\nstop\nisready\n")
     assert lines[-1] == "readyok" and any(line.startswith(ERROR) for line in lines)
+
+
+# Limits that cannot be searched as given, the end of the input, a failing search
+
+
+def test_go_mate_without_a_mate_answers_after_depth_2n(gui: Conversation) -> None:
+    # No side can mate in one from the start: the search ends after two plies.
+    infos, move = search(gui, chess.STARTING_FEN, "go mate 1")
+    assert max(int(info_fields(line)["depth"]) for line in infos if " depth " in line) == 2
+    assert_legal(chess.STARTING_FEN, move)
+
+
+def test_go_mate_stops_at_depth_2n_when_the_mate_is_longer(gui: Conversation) -> None:
+    # A mate in two exists, but `go mate 1` asks only for mates in one: depth 2 ends it.
+    gui.send(f"position fen {MATE_IN_TWO}")
+    gui.send("go mate 1")
+    lines = gui.read_until("bestmove", timeout=10)
+    depths = [int(info_fields(line)["depth"]) for line in lines if line.startswith("info depth")]
+    assert depths == [1, 2]
+    assert_legal(MATE_IN_TWO, lines[-1].split()[1])
+
+
+def test_the_shell_lets_a_finite_search_finish_at_the_end_of_input() -> None:
+    lines = talk("position startpos\ngo depth 3\n")
+    assert any(line.startswith("depth  3/") for line in lines), lines
+    assert lines[-1].startswith("bestmove")
+    started = time.monotonic()
+    lines = talk("position startpos\ngo movetime 300\n")
+    assert time.monotonic() - started >= 0.25  # it thought for its time, not less
+    assert lines[-1].startswith("bestmove")
+
+
+def test_the_end_of_input_in_uci_mode_stops_a_finite_search_at_once() -> None:
+    # The GUI has gone: nobody waits for a long answer, but a bestmove still ends the search.
+    started = time.monotonic()
+    lines = talk("uci\nposition startpos\ngo movetime 5000\n")
+    assert time.monotonic() - started < 3
+    assert_legal(chess.STARTING_FEN, lines[-1].split()[1])
+
+
+class PlantedSearchError(RuntimeError):
+    """The bug planted in the search by the tests below."""
+
+
+@pytest.mark.parametrize(("failing_depth", "fallback"), [
+    (2, "the move of the last report"), (1, "the first legal move")])
+def test_a_failing_search_still_answers_and_the_loop_goes_on(
+        gui: Conversation, monkeypatch: pytest.MonkeyPatch, failing_depth: int,
+        fallback: str) -> None:
+    original = Searcher.iterate
+
+    def iterate_with_a_bug(self: Searcher, position, depth: int):
+        if depth == failing_depth:
+            raise PlantedSearchError("planted")
+        return original(self, position, depth)
+
+    monkeypatch.setattr(Searcher, "iterate", iterate_with_a_bug)
+    gui.send(f"position fen {KIWIPETE}")
+    gui.send("go depth 3")
+    lines = gui.read_until("bestmove", timeout=10)
+    errors = [line for line in lines if line.startswith(ERROR)]
+    assert len(errors) == 1 and "PlantedSearchError('planted')" in errors[0], lines
+    assert errors[0].endswith(fallback)
+    move = lines[-1].split()[1]
+    assert_legal(KIWIPETE, move)
+    infos = [line for line in lines if line.startswith("info depth")]
+    if failing_depth == 2:
+        assert info_fields(infos[-1])["pv"].split()[0] == move
+    else:
+        assert infos == []
+    monkeypatch.undo()  # the bug is gone: the engine answers as before
+    gui.send("isready")
+    gui.read_until("readyok", timeout=2)
+    gui.send("go depth 1")
+    assert_legal(KIWIPETE, gui.read_until("bestmove", timeout=10)[-1].split()[1])
+
+
+def test_go_depth_beyond_max_depth_is_searched_to_max_depth(
+        gui: Conversation, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The engine's MAX_DEPTH is out of reach; made small, its effect can be seen.
+    monkeypatch.setattr(cb2026.search, "MAX_DEPTH", 2)
+    monkeypatch.setattr(cb2026.cli, "MAX_DEPTH", 2)
+    gui.send("position startpos")
+    gui.send("go depth 3")
+    lines = gui.read_until("bestmove", timeout=10)
+    assert f"{ERROR}go depth 3 is beyond the deepest search: searching to depth 2" in lines
+    depths = [int(info_fields(line)["depth"]) for line in lines if line.startswith("info depth")]
+    assert depths == [1, 2]
+
+
+def test_go_depth_100_is_named_and_answered(gui: Conversation) -> None:
+    gui.send(f"position fen {MATE_IN_ONE}")
+    gui.send("go depth 100")  # the mate ends the search long before depth 64
+    lines = gui.read_until("bestmove", timeout=10)
+    assert f"{ERROR}go depth 100 is beyond the deepest search: searching to depth 64" in lines
+    assert lines[-1].split()[1] == "d1d8"
+
+
+@pytest.mark.parametrize(("fen", "go"), [
+    (chess.STARTING_FEN, "go btime 60000 binc 1000"),
+    ("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1", "go wtime 60000"),
+])
+def test_a_clock_for_the_opponent_only_is_planned_as_an_empty_one(
+        gui: Conversation, fen: str, go: str) -> None:
+    own = "wtime" if " w " in fen else "btime"
+    gui.send(f"position fen {fen}")
+    started = time.monotonic()
+    gui.send(go)
+    lines = gui.read_until("bestmove", timeout=5)
+    assert time.monotonic() - started < 2
+    assert any(line.startswith(ERROR) and f"no {own}" in line for line in lines), lines
+    assert_legal(fen, lines[-1].split()[1])
+
+
+def test_go_ponder_with_the_ponder_option_off_is_noted_and_obeyed(gui: Conversation) -> None:
+    note = "info string go ponder with the Ponder option off"
+    gui.send("position startpos")
+    gui.send("go ponder depth 1")
+    gui.send("stop")
+    lines = gui.read_until("bestmove", timeout=5)
+    assert any(line.startswith(note) for line in lines), lines
+    gui.send("setoption name Ponder value true")
+    gui.send("go ponder depth 1")
+    gui.send("ponderhit")
+    lines = gui.read_until("bestmove", timeout=5)
+    assert not any(line.startswith(note) for line in lines), lines
+    assert_legal(chess.STARTING_FEN, lines[-1].split()[1])

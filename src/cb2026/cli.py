@@ -14,15 +14,17 @@ from __future__ import annotations
 import dataclasses
 import sys
 import threading
+import time
 from collections.abc import Callable
 from typing import TextIO
 
+from cb2026.board import WHITE
 from cb2026.limits import Limits, allocate_time
 from cb2026.move import Move, MoveError, move_to_uci, parse_uci_move
 from cb2026.perft import divide
 from cb2026.position import FenError, Position
 from cb2026.rules import legal_moves
-from cb2026.search import Iteration, Searcher, Techniques, is_mate_score, mate_in_moves
+from cb2026.search import MAX_DEPTH, Iteration, Searcher, Techniques, is_mate_score, mate_in_moves
 from cb2026.tt import DEFAULT_HASH_MB, MAXIMUM_HASH_MB
 
 ENGINE_NAME = "cb2026"
@@ -172,7 +174,10 @@ def run(input_stream: TextIO, output_stream: TextIO) -> None:
         execute(session, line)
         if not session.running:
             break
-    session.stop_search()  # at the end of the input too: finish with a bestmove
+    # The end of the input: the shell lets a finite search finish, a GUI's is stopped.
+    if not session.uci_mode:
+        session.wait_for_search()
+    session.stop_search()
 
 
 def main() -> None:
@@ -214,6 +219,8 @@ def handle_go(session: Session, arguments: list[str]) -> None:
     limits, complaints = parse_go_arguments(arguments, session.position)
     for complaint in complaints:
         session.say(f"info string error: {complaint}")
+    if limits.ponder and not session.ponder_allowed:
+        session.say("info string go ponder with the Ponder option off: pondering as asked")
     if session.debug:
         soft, hard = allocate_time(limits, session.position.side_to_move)
         session.say(f"info string debug: searching {session.position.fen()} with "
@@ -290,24 +297,57 @@ def parse_go_arguments(arguments: list[str], position: Position) -> tuple[Limits
                 index += 1
         else:
             complaints.append(f"unknown word {word!r} in go: ignored")
-    return limits, complaints
+    return limits, complaints + limit_warnings(limits, position)
+
+
+def limit_warnings(limits: Limits, position: Position) -> list[str]:
+    """Return a complaint for each limit that is searched otherwise than it was given."""
+    warnings = []
+    if limits.depth is not None and limits.depth > MAX_DEPTH:
+        warnings.append(f"go depth {limits.depth} is beyond the deepest search: "
+                        f"searching to depth {MAX_DEPTH}")
+    own, other = ("wtime", "btime") if position.side_to_move == WHITE else ("btime", "wtime")
+    if getattr(limits, own) is None and getattr(limits, other) is not None:
+        warnings.append(f"go gives {other} but no {own} for the side to move: "
+                        "planning as with an empty clock")
+    return warnings
 
 
 def run_search(session: Session, position: Position, limits: Limits) -> None:
     """Search `position` within `limits`, report each iteration, then name the best move."""
+    reported: list[Iteration] = []
+
     def report(iteration: Iteration) -> None:
+        reported.append(iteration)
         session.say(uci_info_line(session, iteration) if session.uci_mode
                     else human_info_line(iteration))
 
-    best_move, last = session.searcher.think(position, limits, report)
-    if last is None and best_move is not None:
-        session.say("info string no move was searched: playing the first in search order")
+    root = position.copy()  # the search may leave its position half-way down a line
+    try:
+        best_move, last = session.searcher.think(position, limits, report)
+    except Exception as error:  # a bug in the search must not leave the GUI waiting
+        best_move, last = move_after_failure(root, reported)
+        session.say(f"info string error: the search failed ({error!r}): playing "
+                    f"{'the move of the last report' if last else 'the first legal move'}")
+    else:
+        if last is None and best_move is not None:
+            session.say("info string no move was searched: playing the first in search order")
     answer = f"bestmove {move_to_uci(best_move) if best_move is not None else '0000'}"
     # The reply the line expects is the move to ponder on.
     if last is not None and len(last.pv) >= 2 and last.pv[0] == best_move:
         answer += f" ponder {move_to_uci(last.pv[1])}"
     session.bestmove_sent.set()
     session.say(answer)
+
+
+def move_after_failure(
+    root: Position, reported: list[Iteration]
+) -> tuple[Move | None, Iteration | None]:
+    """Return the move to play after a failed search: the last report's, else a legal one."""
+    if reported and reported[-1].pv:
+        return reported[-1].pv[0], reported[-1]
+    moves = legal_moves(root)
+    return (moves[0] if moves else None), None
 
 
 def handle_stop(session: Session, arguments: list[str]) -> None:
@@ -319,8 +359,9 @@ def handle_ponderhit(session: Session, arguments: list[str]) -> None:
     """The opponent played the predicted move: the pondering search goes on, on the clock."""
     if not (session.is_searching() and session.search_limits.ponder):
         raise CommandError("ponderhit needs a running 'go ponder' search")
+    # The clock starts now, when the command is read, not when the search notices it.
+    session.searcher.ponderhit(time.monotonic())
     session.search_limits = dataclasses.replace(session.search_limits, ponder=False)
-    session.searcher.ponderhit_event.set()
 
 
 def option_name(technique: str) -> str:

@@ -59,6 +59,12 @@ DEFAULT_MOVES_TO_GO = 30
 # Never use more than this share of the time left on one move.
 MAXIMUM_SHARE = 0.4
 
+# Start no new iteration after this share of the budget (the soft limit).
+SOFT_SHARE = 0.5
+
+# Abort an iteration after this many budgets (the hard limit, under MAXIMUM_SHARE).
+HARD_FACTOR = 3
+
 # The shortest time worth giving a search.
 MINIMUM_TIME = 0.005  # seconds
 
@@ -75,16 +81,18 @@ def allocate_time(limits: Limits, side: Colour) -> tuple[float, float]:
         movetime = limits.movetime / 1000
         hard = max(movetime - MOVE_OVERHEAD, movetime / 2, MINIMUM_TIME)
         return hard, hard
-    remaining = limits.wtime if side == WHITE else limits.btime
-    if remaining is None:
+    own, other = (limits.wtime, limits.btime) if side == WHITE else (limits.btime, limits.wtime)
+    if own is None and other is None:
         return NO_LIMIT, NO_LIMIT
+    # A clock for the opponent alone: ours is unknown, so plan as if it were empty.
+    remaining = own if own is not None else 0
     increment = (limits.winc if side == WHITE else limits.binc) / 1000
     left = remaining / 1000 - MOVE_OVERHEAD
     moves_to_go = limits.movestogo or DEFAULT_MOVES_TO_GO
     # Every move brings its increment back, and every move to come costs the overhead.
     budget = left / moves_to_go + increment - MOVE_OVERHEAD
-    hard = max(min(3 * budget, MAXIMUM_SHARE * left), MINIMUM_TIME)
+    hard = max(min(HARD_FACTOR * budget, MAXIMUM_SHARE * left), MINIMUM_TIME)
     # Each iteration takes several times as long as the one before, so one started
-    # after half the budget would most likely be cut off by the hard limit anyway.
-    soft = max(min(budget / 2, hard), MINIMUM_TIME)
+    # late in the budget would most likely be cut off by the hard limit anyway.
+    soft = max(min(SOFT_SHARE * budget, hard), MINIMUM_TIME)
     return soft, hard

@@ -156,7 +156,7 @@ class Searcher:
     def check_limits(self) -> None:
         """Raise SearchStoppedError if the search was told to stop or has reached a limit."""
         now = time.monotonic()
-        self.notice_ponderhit(now)
+        self.notice_ponderhit()
         if (self.stop_event.is_set() or self.notes.nodes >= self.node_limit
                 or now >= self.hard_deadline):
             raise SearchStoppedError
@@ -339,21 +339,9 @@ class Searcher:
         self, position: Position, limits: Limits, report: Callable[[Iteration], None]
     ) -> tuple[Move | None, Iteration | None]:
         """Search deeper and deeper until a limit stops it; return the best move and last result."""
-        self.start_search()
-        self.start_time = time.monotonic()
-        soft, self.hard_time = allocate_time(limits, position.side_to_move)
-        # A pondering search has no clock until `ponderhit` starts it (notice_ponderhit).
-        self.clock_start = self.hard_deadline = NO_LIMIT
-        if not limits.ponder:
-            self.start_clock(self.start_time)
-        self.searchmoves = limits.searchmoves
-        self.next_check = 1  # the root checks first: a `stop` or a spent clock count at once
-        self.node_limit = NO_LIMIT  # depth 1 always completes, whatever `go nodes` says
-        self.completed_depth = 0
-        self.previous_best_move = None
+        soft = self.prepare_to_think(position, limits)
         last: Iteration | None = None
-        max_depth = limits.depth if limits.depth is not None else MAX_DEPTH
-        for depth in range(1, max_depth + 1):
+        for depth in range(1, depth_limit(limits) + 1):
             iteration = self.iterate(position, depth)
             if iteration is None:
                 break  # stopped before one root move was done: the last iteration stands
@@ -361,12 +349,7 @@ class Searcher:
             report(iteration)
             if not iteration.complete or not iteration.pv:
                 break  # stopped, or no legal move at the root
-            self.completed_depth = depth
-            self.previous_best_move = iteration.pv[0]  # the next iteration searches it first
-            if limits.nodes is not None:
-                self.node_limit = float(limits.nodes)  # (a float, like the NO_LIMIT it replaces)
-                self.next_check = min(self.next_check, limits.nodes)  # stop exactly at N
-            self.notice_ponderhit(time.monotonic())
+            self.note_complete_iteration(iteration, limits)
             if self.has_enough(iteration, limits, self.clock_start - self.start_time + soft):
                 break
         # `go infinite` answers only after `stop`, `go ponder` only after `ponderhit` or `stop`.
@@ -383,6 +366,31 @@ class Searcher:
         """Return the move to play when none was searched: the first in the search's order."""
         moves = self.allowed_root_moves(legal_moves(position))
         return self.order_moves(position, moves)[0] if moves else None
+
+    def prepare_to_think(self, position: Position, limits: Limits) -> float:
+        """Set up the state of a new search within `limits`; return its soft time limit."""
+        self.start_search()
+        self.start_time = time.monotonic()
+        soft, self.hard_time = allocate_time(limits, position.side_to_move)
+        # A pondering search has no clock until `ponderhit` starts it (notice_ponderhit).
+        self.clock_start = self.hard_deadline = NO_LIMIT
+        if not limits.ponder:
+            self.start_clock(self.start_time)
+        self.searchmoves = limits.searchmoves
+        self.next_check = 1  # the root checks first: a `stop` or a spent clock count at once
+        self.node_limit = NO_LIMIT  # depth 1 always completes, whatever `go nodes` says
+        self.completed_depth = 0
+        self.previous_best_move = None
+        return soft
+
+    def note_complete_iteration(self, iteration: Iteration, limits: Limits) -> None:
+        """Remember a complete iteration; from now on `go nodes` counts."""
+        self.completed_depth = iteration.depth
+        self.previous_best_move = iteration.pv[0]  # the next iteration searches it first
+        if limits.nodes is not None:
+            self.node_limit = float(limits.nodes)  # (a float, like the NO_LIMIT it replaces)
+            self.next_check = min(self.next_check, limits.nodes)  # stop exactly at N
+        self.notice_ponderhit()
 
     def previous_best_first(self, moves: list[Move]) -> list[Move]:
         """Return the root's moves with the previous iteration's best move moved to the front."""
@@ -406,20 +414,28 @@ class Searcher:
             return abs(mate_in_moves(iteration.score)) * 2 <= iteration.depth
         return iteration.elapsed >= soft
 
+    # When `ponderhit` (or `stop`) was read; set before ponderhit_event, read only after it.
+    ponderhit_time: float = NO_LIMIT
+
     def stop(self) -> None:
         """End the search from another thread (the `stop` command): it answers at once."""
         self.stop_event.set()
-        self.ponderhit_event.set()  # a finished pondering search waits for this one
+        self.ponderhit(time.monotonic())  # a finished pondering search waits for this too
+
+    def ponderhit(self, now: float) -> None:
+        """Tell the search from another thread that the predicted move was played at `now`."""
+        self.ponderhit_time = now
+        self.ponderhit_event.set()
 
     def start_clock(self, now: float) -> None:
         """Let the time limits count from `now`: the start of the search, or a `ponderhit`."""
         self.clock_start = now
         self.hard_deadline = now + self.hard_time
 
-    def notice_ponderhit(self, now: float) -> None:
-        """Start the clock of a pondering search once `ponderhit` has come."""
+    def notice_ponderhit(self) -> None:
+        """Start the clock of a pondering search from the moment `ponderhit` came, if it has."""
         if self.clock_start == NO_LIMIT and self.ponderhit_event.is_set():
-            self.start_clock(now)
+            self.start_clock(self.ponderhit_time)
 
 
 def mvv_lva_score(board: list[int], move: Move) -> int:
@@ -458,6 +474,15 @@ class Iteration:
     elapsed: float  # seconds since the search started
 
     complete: bool = True  # False: stopped after only some of the root's moves
+
+
+def depth_limit(limits: Limits) -> int:
+    """Return the deepest iteration `limits` allow: `go depth`, `go mate` and MAX_DEPTH."""
+    depth = MAX_DEPTH if limits.depth is None else min(limits.depth, MAX_DEPTH)
+    if limits.mate is not None:
+        # Every mate in N moves is seen, by negamax rather than quiescence, at depth 2N.
+        depth = min(depth, max(2 * limits.mate, 1))
+    return depth
 
 
 def mate_in_moves(score: int) -> int:
