@@ -6,12 +6,18 @@ its metadata has its printed output compared with that text.
 
 `pytest --stage N` runs only the chapters and tests of stages up to N (a number such as 3
 or 8.1, or an id such as stage-03-legal); each test module declares its stage with
-`pytestmark = pytest.mark.stage("stage-03-legal")`. `--engine FOLDER` tests the `cb2026`
-package found in FOLDER instead of `src/` (for a reader's own engine).
+`pytestmark = pytest.mark.stage("stage-03-legal")`, and tests the engine of stage N (the
+package tangled from chapters 1..N into build/stages/), not the newest one. `--engine FOLDER`
+tests the `cb2026` package found in FOLDER instead (for a reader's own engine) and skips the
+tests about the book's own tooling (modules with `pytest.mark.tooling`, and the chapters).
+Either way the engine's folder leads `sys.path` here and `PYTHONPATH` for the processes the
+tests start, so an engine run as a subprocess is the one under test too.
 """
 
 from __future__ import annotations
 
+import ast
+import os
 import sys
 from collections import defaultdict
 from pathlib import Path
@@ -21,10 +27,15 @@ import nbformat
 import pytest
 from nbval.plugin import IPyNbCell, IPyNbFile
 
-from literate.book import STAGE_ID, stage_number
-from literate.stages import test_file_stage
+from literate.book import STAGE_ID, chapters, repository_root, stage_number
+from literate.stages import package_folder, test_file_stage
 
 QUIET_TRACEBACKS = "%colors nocolor"
+ROOT = repository_root(Path(__file__))
+TOOLING_REASON = "about the book's own tooling, not the engine under test (--engine)"
+# Slow tests (whole snapshots, the compiled build) get longer than the default timeout
+# of pyproject.toml, unless they set their own with @pytest.mark.timeout(...).
+SLOW_TIMEOUT_SECONDS = 1800
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -44,10 +55,102 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "stage(id): the book stage a test belongs to")
     config.addinivalue_line("markers", "slow: takes more than a few seconds")
+    config.addinivalue_line(
+        "markers", "tooling: about the book's own tooling; skipped when --engine is given"
+    )
+    if config.getoption("--stage") is not None:
+        config.option.stage = chosen_stage(config.getoption("--stage"))
     engine = config.getoption("--engine")
     if engine:
-        # Ahead of src/, which the `pythonpath` setting has already put on the path.
-        sys.path.insert(0, str(Path(engine).resolve()))
+        folder = engine_folder(engine)
+    elif config.option.stage is not None:
+        folder = package_folder(config.option.stage, ROOT)
+    else:
+        folder = ROOT / "src"
+    use_engine(folder)
+
+
+def chosen_stage(text: str) -> str:
+    """The id of the chapter that `--stage` names, or a usage error listing the stages."""
+    book = chapters(ROOT)
+    try:
+        number = stage_number(text)
+    except ValueError:
+        number = None
+    matching = [
+        chapter.stage_id
+        for chapter in book
+        if chapter.number == number and (not STAGE_ID.match(text) or text == chapter.stage_id)
+    ]
+    if not matching:
+        listed = ", ".join(f"{'.'.join(map(str, c.number))} ({c.stage_id})" for c in book)
+        raise pytest.UsageError(f"--stage {text}: no such stage; the stages are {listed}")
+    return matching[0]
+
+
+def engine_folder(text: str) -> Path:
+    """The folder given by `--engine`, which must hold a `cb2026` package."""
+    folder = Path(text).resolve()
+    if not (folder / "cb2026" / "__init__.py").is_file():
+        raise pytest.UsageError(
+            f"--engine {text}: no cb2026 package there ({folder / 'cb2026' / '__init__.py'}"
+            " does not exist); give the folder that contains your cb2026/ folder"
+        )
+    return folder
+
+
+def use_engine(folder: Path) -> None:
+    """Makes `import cb2026` give the package in `folder`, here and in child processes."""
+    # Ahead of src/, which the `pythonpath` setting has already put on the path, and of
+    # the editable install's entry in site-packages.
+    sys.path.insert(0, str(folder))
+    inherited = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = os.pathsep.join([str(folder), *([inherited] if inherited else [])])
+    import cb2026
+
+    imported = Path(cb2026.__file__).resolve().parent
+    if imported != (folder / "cb2026").resolve():
+        raise pytest.UsageError(
+            f"the tests would import cb2026 from {imported}, not from {folder / 'cb2026'}"
+        )
+
+
+def declares_tooling(path: Path) -> bool:
+    """Whether a test module's `pytestmark` includes `pytest.mark.tooling`."""
+    for statement in ast.parse(path.read_text()).body:
+        targets = getattr(statement, "targets", [])
+        if any(isinstance(target, ast.Name) and target.id == "pytestmark" for target in targets):
+            return any(
+                isinstance(node, ast.Attribute) and node.attr == "tooling"
+                for node in ast.walk(statement.value)
+            )
+    return False
+
+
+class SkippedFile(pytest.File):
+    """A test module or chapter skipped whole, without importing it: it may import parts
+    of the engine that an earlier stage, or a reader's own engine, lacks."""
+
+    reason = TOOLING_REASON
+
+    def collect(self):
+        pytest.skip(f"{self.path.name}: {self.reason}")
+
+
+class LaterStageFile(SkippedFile):
+    """A test module of a stage after `--stage`, named on the command line."""
+
+    reason = "belongs to a stage after --stage"
+
+
+def pytest_pycollect_makemodule(module_path: Path, parent: pytest.Collector):
+    config = parent.config
+    if config.getoption("--engine") and declares_tooling(module_path):
+        return SkippedFile.from_parent(parent, path=module_path)
+    if config.getoption("--stage") is not None and pytest_ignore_collect(module_path, config):
+        # pytest asks pytest_ignore_collect only about the files it finds, not those it is given.
+        return LaterStageFile.from_parent(parent, path=module_path)
+    return None
 
 
 class MystNotebook(IPyNbFile):
@@ -75,7 +178,10 @@ class MystNotebook(IPyNbFile):
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
     """Test modules of later stages are not even imported under `--stage` (they may import
-    parts of the engine that an earlier stage, or a reader's own engine, lacks)."""
+    parts of the engine that an earlier stage, or a reader's own engine, lacks). Notebooks
+    made from the chapters (`jupytext --to ipynb`) are not collected: the chapters are."""
+    if collection_path.suffix == ".ipynb":
+        return True
     limit = config.getoption("--stage")
     if limit is None or collection_path.suffix != ".py" or not collection_path.is_file():
         return None
@@ -88,6 +194,8 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector):
     in_chapters = file_path.suffix == ".md" and file_path.parent.name == "chapters"
     if in_chapters and STAGE_ID.match(file_path.stem):
+        if parent.config.getoption("--engine"):
+            return SkippedFile.from_parent(parent, path=file_path)
         return MystNotebook.from_parent(parent, path=file_path)
     return None
 
@@ -107,6 +215,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             "these test files declare no stage (pytestmark = pytest.mark.stage(...)): "
             + ", ".join(unmarked)
         )
+    for item in items:
+        if item.get_closest_marker("slow") and not item.get_closest_marker("timeout"):
+            item.add_marker(pytest.mark.timeout(SLOW_TIMEOUT_SECONDS))
+        if config.getoption("--engine") and item.get_closest_marker("tooling"):
+            item.add_marker(pytest.mark.skip(reason=TOOLING_REASON))
     limit = config.getoption("--stage")
     if limit is None:
         return

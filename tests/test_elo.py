@@ -30,7 +30,7 @@ from cb2026.elo import (
     sprt_verdict,
 )
 
-pytestmark = pytest.mark.stage("stage-07.1-matches")
+pytestmark = [pytest.mark.stage("stage-07.1-matches"), pytest.mark.tooling]
 
 
 def test_known_elo_of_three_quarters_score() -> None:

@@ -19,7 +19,7 @@ from literate.__main__ import drift
 from literate.book import CodeCell, chapters, repository_root, stage_number
 from literate.tangle import CellReport, Change, Place, TangleError, Tangler, render_module
 
-pytestmark = pytest.mark.stage("stage-01-board")
+pytestmark = [pytest.mark.stage("stage-01-board"), pytest.mark.tooling]
 
 ROOT = repository_root(Path(__file__))
 
@@ -311,6 +311,7 @@ def test_drift_is_reported_with_the_command_that_fixes_it(tmp_path: Path) -> Non
         capture_output=True,
         text=True,
         env={"PYTHONPATH": str(tmp_path / "tools"), "PATH": ""},
+        timeout=300,
     )
     assert result.returncode == 1
     assert "board.py" in result.stderr and "make tangle" in result.stderr
@@ -335,7 +336,8 @@ def test_the_code_is_ruff_clean() -> None:
     ruff = shutil.which("ruff") or str(Path(sys.executable).parent / "ruff")
     if not Path(ruff).exists():
         pytest.skip("ruff is not installed (make test installs it)")
-    result = subprocess.run([ruff, "check", str(ROOT)], capture_output=True, text=True)
+    result = subprocess.run([ruff, "check", str(ROOT)], capture_output=True, text=True,
+                            timeout=300)
     assert result.returncode == 0, result.stdout
 
 

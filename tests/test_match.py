@@ -48,7 +48,7 @@ from cb2026.match import (
 )
 from cb2026.openings import Opening, book_suite, builtin_openings
 
-pytestmark = pytest.mark.stage("stage-07.1-matches")
+pytestmark = [pytest.mark.stage("stage-07.1-matches"), pytest.mark.tooling]
 
 # cb2026 as a UCI engine: the package under test (src/, a stage's snapshot, or --engine).
 PACKAGE_FOLDER = str(Path(cb2026.__file__).resolve().parents[1])

@@ -22,7 +22,7 @@ from cb2026.openings import (
     select_openings,
 )
 
-pytestmark = pytest.mark.stage("stage-07.1-matches")
+pytestmark = [pytest.mark.stage("stage-07.1-matches"), pytest.mark.tooling]
 
 
 def test_builtin_book_is_legal_short_and_distinct() -> None:

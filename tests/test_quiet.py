@@ -11,7 +11,7 @@ import pytest
 
 import quiet
 
-pytestmark = pytest.mark.stage("stage-03-legal")
+pytestmark = [pytest.mark.stage("stage-03-legal"), pytest.mark.tooling]
 
 TOOLS = Path(__file__).resolve().parents[1] / "tools"
 
@@ -39,11 +39,13 @@ def test_the_lock_excludes_a_second_measurement(tmp_path: Path) -> None:
             print("measured")
     """)
     with quiet.measurement(options("--allow-load"), "first", lock_path=lock):
-        blocked = subprocess.run([sys.executable, "-c", second], capture_output=True, text=True)
+        blocked = subprocess.run([sys.executable, "-c", second], capture_output=True, text=True,
+                                 timeout=60)
     assert blocked.returncode != 0 and "measured" not in blocked.stdout
     assert "another measurement is running" in blocked.stderr
     assert "first" in blocked.stderr  # the message names the holder
-    free = subprocess.run([sys.executable, "-c", second], capture_output=True, text=True)
+    free = subprocess.run([sys.executable, "-c", second], capture_output=True, text=True,
+                          timeout=60)
     assert free.returncode == 0 and "measured" in free.stdout
 
 
