@@ -11,7 +11,7 @@ STAMP := $(VENV)/.installed-$(shell cat pyproject.toml $(LOCK) | cksum | cut -d'
 # Debian and Ubuntu ship `venv` without ensurepip unless their python3-venv package is installed.
 VENV_HELP := could not create $(VENV) with '$(PYTHON) -m venv'. On Debian or Ubuntu install the venv package (sudo apt-get install python3-venv, or python3.X-venv for Python 3.X), remove $(VENV) and run make again.
 
-.PHONY: book test tangle check tags ensure-tags lock compiled bench-perft bench-search saves elo opponents lint clean
+.PHONY: book test test-stages tangle check tags ensure-tags lock compiled bench-perft bench-search saves elo opponents lint clean
 
 $(STAMP): pyproject.toml $(LOCK)
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11) and "cb2026 needs Python 3.11 or newer")'
@@ -30,6 +30,9 @@ book: $(STAMP) ensure-tags  ## build the HTML book into book/_build/html (warnin
 
 test: $(STAMP) ensure-tags  ## the whole test suite: engine tests, tools, every chapter under nbval
 	$(BIN)/python -m pytest
+
+test-stages: $(STAMP) ensure-tags  ## every stage's snapshot against all of its tests, slow ones too (CI runs it)
+	$(BIN)/python -m pytest tests/test_stages.py --snapshots=all
 
 tangle: $(STAMP)  ## regenerate src/cb2026 from the chapters
 	PYTHONPATH=tools $(BIN)/python -m literate tangle

@@ -50,6 +50,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="FOLDER",
         help="test the cb2026 package in FOLDER (your own engine) instead of src/",
     )
+    parser.addoption(
+        "--snapshots",
+        default="own",
+        choices=["own", "all"],
+        help="what each stage snapshot runs (tests/test_stages.py): its own stage's engine"
+        " tests and chapter (default), or all its tests (make test-stages, run by CI)",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -152,8 +152,6 @@ def test_tests_and_chapter_cells_have_timeouts_of_minutes(pytestconfig: pytest.C
     assert 0 < pytestconfig.getoption("nbval_cell_timeout") <= 300
 
 
-# test_stages.py is being restructured separately; it gets its timeout there.
-PENDING = {"test_stages.py"}
 BLOCKING_CALLS = {"run", "call", "check_call", "check_output", "communicate", "wait"}
 
 
@@ -172,7 +170,7 @@ def calls_without_timeout(path: Path) -> list[str]:
 
 
 def test_every_subprocess_call_in_the_tests_has_a_timeout() -> None:
-    files = [path for path in sorted((ROOT / "tests").glob("*.py")) if path.name not in PENDING]
+    files = sorted((ROOT / "tests").glob("*.py"))
     assert [call for path in files for call in calls_without_timeout(path)] == []
 
 

@@ -1,4 +1,11 @@
-"""Every stage's snapshot, built from the book, passes its own tests and runs its chapter."""
+"""Every stage's snapshot, built from the book, passes its tests and runs its chapter.
+
+By default (`make test`) a snapshot runs the engine tests declared for its own stage and its
+own chapter: every stage's engine is checked at the stage where its tests arrive, and the
+cost grows with the number of stages, not with its square. `--snapshots=all` (`make
+test-stages`, which CI runs) has each snapshot run every test it holds, slow ones included,
+so that an earlier stage's tests are checked against each later engine too.
+"""
 
 from __future__ import annotations
 
@@ -10,10 +17,14 @@ import pytest
 
 from literate.book import chapters, repository_root
 from literate.stages import build_snapshot, trim_toc
+from literate.stages import test_file_stage as declared_stage
 
-pytestmark = pytest.mark.stage("stage-01-board")
+pytestmark = [pytest.mark.stage("stage-01-board"), pytest.mark.tooling]
 
 ROOT = repository_root(Path(__file__))
+# A whole cumulative snapshot run takes a few minutes on two cores; a hang fails long before
+# the per-test timeout of conftest.py would end the outer test.
+SNAPSHOT_TIMEOUT_SECONDS = 1500
 
 
 def test_the_toc_of_a_snapshot_keeps_only_its_chapters() -> None:
@@ -28,31 +39,55 @@ def test_the_toc_of_a_snapshot_keeps_only_its_chapters() -> None:
     assert trimmed["parts"] == [{"caption": "I", "chapters": [{"file": "chapters/stage-01-a"}]}]
 
 
+def own_test_files(snapshot: Path, stage: str) -> list[str]:
+    """The snapshot's test modules that declare `stage` as their own."""
+    return sorted(
+        f"tests/{path.name}"
+        for path in (snapshot / "tests").glob("test_*.py")
+        if declared_stage(path) == stage
+    )
+
+
+def snapshot_pytest_arguments(snapshot: Path, stage: str, scope: str) -> list[str]:
+    """What the snapshot's own pytest runs: its stage's engine tests and chapter, or (scope
+    "all") every test and its chapter."""
+    chapter = f"book/chapters/{stage}.md"
+    if scope == "all":
+        # The snapshot's own copy of this module would build snapshots again.
+        return ["tests", chapter, "--ignore=tests/test_stages.py"]
+    # The tools are the same files in every snapshot; the main run tests them once.
+    return [*own_test_files(snapshot, stage), chapter, "-m", "not slow and not tooling"]
+
+
+def test_own_test_files_are_those_declaring_the_stage(tmp_path: Path) -> None:
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_a.py").write_text('pytestmark = pytest.mark.stage("s-1")\n')
+    (tmp_path / "tests" / "test_b.py").write_text('pytestmark = pytest.mark.stage("s-2")\n')
+    assert own_test_files(tmp_path, "s-2") == ["tests/test_b.py"]
+    arguments = snapshot_pytest_arguments(tmp_path, "s-2", "own")
+    assert arguments[:2] == ["tests/test_b.py", "book/chapters/s-2.md"]
+    assert "tests" in snapshot_pytest_arguments(tmp_path, "s-2", "all")
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize(
     "stage",
     # Each snapshot test belongs to its stage, so `--stage N` builds snapshots up to N.
     [pytest.param(c.stage_id, marks=pytest.mark.stage(c.stage_id)) for c in chapters(ROOT)],
 )
-def test_the_snapshot_passes_its_tests_and_runs_its_chapter(stage: str, tmp_path: Path) -> None:
+def test_the_snapshot_passes_its_tests_and_runs_its_chapter(
+    stage: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
     snapshot = build_snapshot(stage, tmp_path / stage, ROOT)
     own_chapters = sorted(path.stem for path in (snapshot / "book" / "chapters").glob("stage-*.md"))
     assert own_chapters[-1] == stage
+    scope = request.config.getoption("--snapshots")
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--stage", stage]
     result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            "tests",
-            f"book/chapters/{stage}.md",
-            # The snapshot's own copy of this test would build snapshots again.
-            "--ignore=tests/test_stages.py",
-        ],
+        command + snapshot_pytest_arguments(snapshot, stage, scope),
         cwd=snapshot,
         capture_output=True,
         text=True,
+        timeout=SNAPSHOT_TIMEOUT_SECONDS,
     )
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
