@@ -4,7 +4,6 @@ The commands of stage 1 (uci, isready, position, d, help, quit) are tested in
 test_cli_board.py; here only what stage 3 adds or changes.
 """
 
-import io
 import os
 import pathlib
 import subprocess
@@ -13,19 +12,12 @@ import sys
 import chess
 import pytest
 
-from cb2026.cli import run
+from command_loop import talk
 
 pytestmark = pytest.mark.stage("stage-03-legal")
 
 PINNED = "r1bqk1nr/pppp1ppp/2n5/4p3/1b2P3/2NP4/PPP2PPP/R1BQKBNR w KQkq - 1 4"
 EN_PASSANT_RANK = "8/8/8/K1pP3r/8/8/8/7k w - c6 0 1"
-
-
-def talk(text: str) -> list[str]:
-    """Return the output lines of the command loop given `text` as input."""
-    output = io.StringIO()
-    run(io.StringIO(text), output)
-    return output.getvalue().splitlines()
 
 
 def python_chess_divide(board: chess.Board, depth: int) -> dict[str, int]:

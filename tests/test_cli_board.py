@@ -4,7 +4,6 @@ Only what stays true in later stages is asserted (later chapters add commands, U
 options and lines to `d`), so these tests hold for every stage from 1 on.
 """
 
-import io
 import os
 import pathlib
 import subprocess
@@ -14,19 +13,11 @@ import chess
 import pytest
 
 import cb2026
-from cb2026.cli import run
+from command_loop import ERROR, talk
+from perft_positions import KIWIPETE, POSITION_3
 
 pytestmark = pytest.mark.stage("stage-01-board")
 
-ERROR = "info string error: "
-KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
-
-
-def talk(text: str) -> list[str]:
-    """Return the output lines of the command loop given `text` as input."""
-    output = io.StringIO()
-    run(io.StringIO(text), output)
-    return output.getvalue().splitlines()
 
 
 def fen_shown(lines: list[str]) -> str:
@@ -58,7 +49,7 @@ def test_starting_position_by_default_and_by_startpos() -> None:
     "fen",
     [
         KIWIPETE,
-        "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+        POSITION_3,
         "rnbqkbnr/pp2pppp/8/2ppP3/8/8/PPPP1PPP/RNBQKBNR w KQkq d6 0 3",
         "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1",
     ],

@@ -12,8 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from command_loop import EngineProcess
 from compile_engine import build_compiled, missing_compiler
 from engine_worker import Worker
+from perft_positions import KIWIPETE, POSITION_3, POSITION_4, POSITION_5
 from search_positions import SEARCH_POSITIONS
 
 pytestmark = [pytest.mark.stage("stage-07-uci"), pytest.mark.slow, pytest.mark.tooling]
@@ -23,10 +25,10 @@ STOP_ANSWER_SECONDS = 10.0  # see test_the_compiled_engine_stops_at_once
 SEARCH_DEPTH = 4  # a few seconds for the interpreted engine over the six positions
 # (FEN, depth, count) from chessprogramming.org "Perft Results": a referee for both builds.
 PERFT_CASES = [
-    ("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1", 3, 97862),
-    ("8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1", 4, 43238),
-    ("r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1", 3, 9467),
-    ("rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8", 3, 62379),
+    (KIWIPETE, 3, 97862),
+    (POSITION_3, 4, 43238),
+    (POSITION_4, 3, 9467),
+    (POSITION_5, 3, 62379),
 ]
 
 
@@ -86,22 +88,14 @@ def test_the_compiled_engine_stops_at_once(compiled_folder: Path) -> None:
     # Compiled code runs no bytecode loop, yet the reading thread must still get its turn.
     code = f"import sys; sys.path.insert(0, {str(compiled_folder)!r}); " \
            "from cb2026.cli import main; main()"
-    engine = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, text=True)
-    assert engine.stdin is not None and engine.stdout is not None
-    engine.stdin.write("uci\nposition startpos\ngo infinite\n")
-    engine.stdin.flush()
+    engine = EngineProcess([sys.executable, "-c", code])
+    engine.send("uci\nposition startpos\ngo infinite")
     time.sleep(0.5)
     asked = time.monotonic()
-    engine.stdin.write("isready\nstop\n")
-    engine.stdin.flush()
-    lines = []
-    while not lines or not lines[-1].startswith("bestmove"):
-        lines.append(engine.stdout.readline())
+    engine.send("isready\nstop")
+    lines = engine.read_until("bestmove")
     answered = time.monotonic() - asked
-    engine.stdin.write("quit\n")
-    engine.stdin.flush()
-    engine.wait(timeout=10)
+    assert engine.quit() == 0
     # Without its turn the reading thread would never see `stop` and `go infinite` would never
     # answer; the bound is generous, so that a loaded machine's pauses cannot fail the test.
-    assert "readyok\n" in lines and answered < STOP_ANSWER_SECONDS
+    assert "readyok" in lines and answered < STOP_ANSWER_SECONDS

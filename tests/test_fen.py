@@ -14,15 +14,12 @@ import pytest
 from cb2026.attacks import is_square_attacked
 from cb2026.board import BLACK, WHITE, make_piece, parse_square, square_name
 from cb2026.position import STARTING_FEN, FenError, Position
+from perft_positions import PERFT_POSITIONS
 
 pytestmark = pytest.mark.stage("stage-01-board")
 
 ROUND_TRIP_FENS = [
-    STARTING_FEN,
-    "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
-    "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
-    "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
-    "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+    *PERFT_POSITIONS,
     "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3",
     "4k3/8/8/8/3pP3/8/8/4K3 b - e3 0 40",
     "7k/8/8/8/8/8/8/K7 b - - 99 150",

@@ -33,6 +33,13 @@ def tangled(*cells: tuple[str, str], chapter: str = "stage-01-board") -> Tangler
     return tangler
 
 
+def module_namespace(tangler: Tangler, module: str) -> dict:
+    """The names a tangled module defines, by running the text the tangler renders."""
+    namespace: dict = {}
+    exec(render_module(tangler.modules[module]), namespace)
+    return namespace
+
+
 def test_definitions_land_in_book_order_with_imports_on_top() -> None:
     tangler = tangled(
         ("board", '"""Docs."""\nimport sys\nA = sys.maxsize\n'),
@@ -64,8 +71,7 @@ def test_methods_cells_land_inside_their_class() -> None:
         ("board.P", "def b(self):\n    return 2\n"),
         ("board", "X = 5\n"),
     )
-    namespace: dict = {}
-    exec(render_module(tangler.modules["board"]), namespace)
+    namespace = module_namespace(tangler, "board")
     assert namespace["P"]().a() == 1
     assert namespace["P"]().b() == 2
 
@@ -76,8 +82,7 @@ def test_a_class_shown_again_keeps_the_members_it_does_not_show() -> None:
         ("board.P", "def b(self):\n    return 2\n"),
         ("board", "class P:\n    def a(self):\n        return 10\n"),
     )
-    namespace: dict = {}
-    exec(render_module(tangler.modules["board"]), namespace)
+    namespace = module_namespace(tangler, "board")
     assert (namespace["P"]().a(), namespace["P"]().b()) == (10, 2)
 
 
@@ -188,7 +193,7 @@ def test_class_bodies_and_defaults_are_needed_at_import_time(replacement: str) -
     )
     tangler.add_cell("stage-01-board", 3, "def b():\n    pass\n", "cli")
     tangler.add_cell("stage-03-legal", 0, replacement, "cli")
-    exec(render_module(tangler.modules["cli"]), {})
+    module_namespace(tangler, "cli")
 
 
 def test_a_later_cell_removes_and_renames_definitions_and_imports() -> None:
@@ -359,8 +364,7 @@ def test_a_replaced_table_moves_below_the_functions_it_names() -> None:
     )
     tangler.add_cell("stage-03-legal", 0, "TABLE = {'a': a, 'b': b}\n", "cli")
     tangler.add_cell("stage-03-legal", 1, "def c():\n    pass\n", "cli")
-    namespace: dict = {}
-    exec(render_module(tangler.modules["cli"]), namespace)
+    namespace = module_namespace(tangler, "cli")
     assert set(namespace["TABLE"]) == {"a", "b"}
 
 

@@ -14,7 +14,6 @@ en-passant square only when a capture there is pseudo-legal, as cb2026 does.
 
 from __future__ import annotations
 
-import io
 import random
 import re
 
@@ -23,7 +22,6 @@ import pytest
 
 from cb2026 import cli
 from cb2026.board import parse_square
-from cb2026.cli import run
 from cb2026.move import (
     CASTLING,
     DOUBLE_PUSH,
@@ -40,16 +38,13 @@ from cb2026.move import (
 )
 from cb2026.movegen import pseudo_legal_moves
 from cb2026.position import Position
+from command_loop import talk
+from perft_positions import PERFT_POSITIONS
 
 pytestmark = pytest.mark.stage("stage-02-moves")
 
 START_FENS = [
-    chess.STARTING_FEN,
-    # Kiwipete and positions 3 to 5 of the Chess Programming Wiki's "Perft Results".
-    "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
-    "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
-    "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
-    "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+    *PERFT_POSITIONS,
     # Promotions (with and without capture) for both sides, en passant, castling.
     "r3k2r/1P6/8/3pP3/8/8/6p1/R3K2R w KQkq d6 0 1",
     "r3k2r/1P6/8/8/3pP3/8/6p1/R3K2R b KQkq e3 0 1",
@@ -301,13 +296,6 @@ def test_double_push_keeps_an_en_passant_square_only_when_it_can_be_used() -> No
 
 
 # ---------------------------------------------------------------- the position command
-
-
-def talk(text: str) -> list[str]:
-    """Return the output lines of the command loop given `text` as input."""
-    output = io.StringIO()
-    run(io.StringIO(text), output)
-    return output.getvalue().splitlines()
 
 
 def fens_shown(lines: list[str]) -> list[str]:

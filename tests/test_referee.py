@@ -21,15 +21,12 @@ from cb2026.rules import (
     is_stalemate,
     legal_moves,
 )
+from perft_positions import PERFT_POSITIONS
 
 pytestmark = pytest.mark.stage("stage-03-legal")
 
 START_FENS = [
-    chess.STARTING_FEN,
-    "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
-    "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
-    "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
-    "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+    *PERFT_POSITIONS,
     "4k3/1P6/8/2pP4/8/8/6p1/4K3 w - c6 0 1",
     "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1",
     "8/8/8/2k5/3Pp3/8/8/4K2Q b - d3 0 1",

@@ -26,6 +26,7 @@ from cb2026.search import (
     minimax,
     mvv_lva_score,
 )
+from perft_positions import KIWIPETE
 
 pytestmark = pytest.mark.stage("stage-05-alphabeta")
 
@@ -42,7 +43,6 @@ SMALL = [
     "7k/5n2/6K1/8/8/8/8/5Q2 w - - 0 1",
     "r1bqkbnr/pppp1p1p/2n3p1/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 0 4",
 ]
-KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
 MATE_IN_ONE = "6k1/5ppp/8/8/8/8/8/3R2K1 w - - 0 1"
 MATE_IN_TWO = "7k/8/5K2/8/8/8/8/R7 w - - 0 1"
 STALEMATE_TRAP = "7k/5n2/6K1/8/8/8/8/5Q2 w - - 0 1"

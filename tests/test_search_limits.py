@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import io
 import time
-from collections.abc import Iterator
 from dataclasses import fields
 
 import chess
@@ -31,7 +30,8 @@ from cb2026.search import (
     depth_limit,
     mate_in_moves,
 )
-from test_uci import KIWIPETE, Conversation, assert_legal, info_fields, margin
+from command_loop import Conversation, assert_legal, info_fields, margin, search
+from perft_positions import KIWIPETE
 
 pytestmark = pytest.mark.stage("stage-07-uci")
 
@@ -40,24 +40,6 @@ MIDDLEGAME = "r2q1rk1/pp2bppp/2n1pn2/3p4/3P1B2/2PB1N2/PP1N1PPP/R2Q1RK1 w - - 0 1
 # so many captures to play out that depth 1 alone costs over a hundred thousand nodes.
 BUSY = "3rkqr1/p1pp1p1n/b1NPp1pB/3nb3/Pp2P3/2NB1Q1p/1PP2PPP/2KR3R w - - 11 9"
 NO_MOVE_SEARCHED = "info string no move was searched"
-
-
-@pytest.fixture
-def gui() -> Iterator[Conversation]:
-    """The command loop in UCI mode, on a thread of its own (as in test_uci)."""
-    conversation = Conversation()
-    conversation.send("uci")
-    conversation.read_until("uciok")
-    yield conversation
-    conversation.close()
-
-
-def answer(gui: Conversation, fen: str, go: str) -> tuple[list[str], str]:
-    """Send a position and a `go`; return every reply line before `bestmove`, and its move."""
-    gui.send(f"position fen {fen}")
-    gui.send(go)
-    lines = gui.read_until("bestmove", timeout=60)
-    return lines[:-1], lines[-1].split()[1]
 
 
 def assert_reported(lines: list[str], move: str) -> dict[str, str]:
@@ -71,7 +53,7 @@ def assert_reported(lines: list[str], move: str) -> dict[str, str]:
 
 
 def test_go_nodes_1_searches_depth_1_and_reports_it(gui: Conversation) -> None:
-    lines, move = answer(gui, KIWIPETE, "go nodes 1")
+    lines, move = search(gui, KIWIPETE, "go nodes 1")
     last = assert_reported(lines, move)
     assert int(last["depth"]) >= 1
     assert_legal(KIWIPETE, move)
@@ -125,7 +107,7 @@ def test_a_stopped_iteration_plays_its_better_move(gui: Conversation) -> None:
     better = next(entry for entry in depth_two if entry[2] > depth_two[0][2])
     assert better[1] != first_move
     # Stopped one node after that move was finished, the partial depth 2 plays it.
-    lines, move = answer(gui, MIDDLEGAME, f"go nodes {better[3] + 1}")
+    lines, move = search(gui, MIDDLEGAME, f"go nodes {better[3] + 1}")
     last = assert_reported(lines, move)
     assert move == move_to_uci(better[1]) != move_to_uci(first_move)
     assert int(last["depth"]) == 2 and last["score"] == f"cp {better[2]}"
@@ -190,7 +172,7 @@ def test_a_search_stopped_before_any_root_move_plays_the_ordered_first_move() ->
 
 
 def test_go_depth_0_says_that_no_move_was_searched(gui: Conversation) -> None:
-    lines, move = answer(gui, BUSY, "go depth 0")
+    lines, move = search(gui, BUSY, "go depth 0")
     assert lines == [f"{NO_MOVE_SEARCHED}: playing the first in search order"]
     assert move == "h6f8"
 

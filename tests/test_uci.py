@@ -12,13 +12,10 @@ import io
 import logging
 import os
 import pathlib
-import queue
 import random
 import subprocess
 import sys
-import threading
 import time
-from collections.abc import Callable, Iterator
 
 import chess
 import chess.engine
@@ -27,8 +24,21 @@ import pytest
 import cb2026
 import cb2026.cli
 import cb2026.search
-from cb2026.cli import Session, execute, run
+from cb2026.cli import Session, execute
 from cb2026.search import Searcher, Techniques
+from command_loop import (
+    ERROR,
+    YARDSTICKS_OF_MARGIN,
+    Conversation,
+    EngineProcess,
+    assert_legal,
+    info_fields,
+    margin,
+    search,
+    talk,
+    yardstick,
+)
+from perft_positions import KIWIPETE, POSITION_3
 
 pytestmark = pytest.mark.stage("stage-07-uci")
 
@@ -36,141 +46,23 @@ ENGINE_COMMAND = [sys.executable, "-c", "from cb2026.cli import main; main()"]
 ENGINE_ENVIRONMENT = dict(
     os.environ, PYTHONPATH=str(pathlib.Path(cb2026.__file__).resolve().parent.parent)
 )
-ERROR = "info string error: "
-KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
-ENDGAME = "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1"
+ENDGAME = POSITION_3  # a rook and pawns each: searches deep quickly
 MATE_IN_ONE = "6k1/5ppp/8/8/8/8/8/3R2K1 w - - 0 1"
 MATE_IN_TWO = "k7/8/2K5/8/8/8/8/7R w - - 0 1"
 MATED = "3R2k1/5ppp/8/8/8/8/8/6K1 b - - 0 1"
 STALEMATE = "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1"
+AFTER_E4 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
 TECHNIQUE_OPTIONS = ["Alphabeta", "Ordering", "Quiescence", "PST"]
 
 
-class LineQueue(io.TextIOBase):
-    """An output stream that hands each complete line to a queue."""
-
-    def __init__(self) -> None:
-        self.lines: queue.Queue[str] = queue.Queue()
-        self.partial = ""
-
-    def write(self, text: str) -> int:
-        *complete, self.partial = (self.partial + text).split("\n")
-        for line in complete:
-            self.lines.put(line)
-        return len(text)
-
-
-class Conversation:
-    """The command loop running on a thread, fed one command at a time."""
-
-    def __init__(self) -> None:
-        self.commands: queue.Queue[str | None] = queue.Queue()
-        self.output = LineQueue()
-        self.thread = threading.Thread(
-            target=run, args=(self.input_lines(), self.output), daemon=True
-        )
-        self.thread.start()
-
-    def input_lines(self) -> Iterator[str]:
-        while (command := self.commands.get()) is not None:
-            yield command + "\n"
-
-    def send(self, command: str) -> None:
-        self.commands.put(command)
-
-    def read_until(self, prefix: str, timeout: float = 20) -> list[str]:
-        """Return the replies up to and including the first that starts with `prefix`."""
-        deadline = time.monotonic() + timeout
-        lines = []
-        while True:
-            line = self.output.lines.get(timeout=max(0.01, deadline - time.monotonic()))
-            lines.append(line)
-            if line.startswith(prefix):
-                return lines
-
-    def pending(self) -> list[str]:
-        """Return the replies written so far and not yet read."""
-        lines = []
-        while not self.output.lines.empty():
-            lines.append(self.output.lines.get())
-        return lines
-
-    def close(self) -> list[str]:
-        """End the input; return what the loop wrote until it finished."""
-        self.commands.put(None)
-        self.thread.join(timeout=20)
-        assert not self.thread.is_alive()
-        return self.pending()
-
-
-@pytest.fixture
-def gui() -> Iterator[Conversation]:
-    """A conversation in UCI mode (after `uci` and its `uciok`)."""
-    conversation = Conversation()
-    conversation.send("uci")
-    conversation.read_until("uciok")
-    yield conversation
-    conversation.close()
-
-
-def talk(text: str) -> list[str]:
-    """Return the output lines of the command loop given `text` as input."""
-    output = io.StringIO()
-    run(io.StringIO(text), output)
-    return output.getvalue().splitlines()
-
-
-def search(gui: Conversation, fen: str, go: str) -> tuple[list[str], str]:
-    """Send a position and a `go`; return the `info` lines and the move of `bestmove`."""
-    gui.send(f"position fen {fen}")
-    gui.send(go)
-    lines = gui.read_until("bestmove")
-    return [line for line in lines if line.startswith("info ")], lines[-1].split()[1]
-
-
-# Wall-clock bounds below allow a margin of a few yardsticks: the time the engine takes, here
-# and now, for a small fixed search. A loaded machine slows that search and the engine's
-# answers alike, so the bounds widen with the load instead of failing; an engine that ignores
-# its clock still overshoots them by far.
-YARDSTICK_SEARCH = "go depth 4"
-YARDSTICKS_OF_MARGIN = 3
-
-
-def yardstick(send: Callable[[str], None], wait_for_bestmove: Callable[[], object]) -> float:
-    """Seconds for a depth-4 search of the start position from an empty table, measured now."""
-    send("ucinewgame")
-    send("position startpos")
-    started = time.monotonic()
-    send(YARDSTICK_SEARCH)
-    wait_for_bestmove()
-    return time.monotonic() - started
-
-
-def margin(gui: Conversation) -> float:
-    """The allowance for scheduling and load, from a yardstick measured in this test."""
-    return YARDSTICKS_OF_MARGIN * yardstick(gui.send, lambda: gui.read_until("bestmove"))
-
-
-def info_fields(line: str) -> dict[str, str]:
-    """The fields of an `info` line (everything after `pv` under 'pv')."""
-    words = line.split()
-    fields = {}
-    index = 1
-    while index < len(words):
-        if words[index] == "pv":
-            fields["pv"] = " ".join(words[index + 1:])
-            break
-        if words[index] == "score":
-            fields["score"] = " ".join(words[index + 1:index + 3])
-            index += 3
-        else:
-            fields[words[index]] = words[index + 1]
-            index += 2
-    return fields
-
-
-def assert_legal(fen: str, move: str) -> None:
-    assert chess.Move.from_uci(move) in chess.Board(fen).legal_moves, f"{move} in {fen}"
+def error_during_search(gui: Conversation, command: str) -> str:
+    """The error line the loop answers `command` with during `go infinite`; then stops it."""
+    gui.send("go infinite")
+    gui.send(command)
+    error = gui.read_until(ERROR)[-1]
+    gui.send("stop")
+    gui.read_until("bestmove")
+    return error
 
 
 # The handshake and the options
@@ -224,12 +116,7 @@ def test_options_are_matched_in_any_case_and_change_the_search(gui: Conversation
 
 
 def test_options_cannot_change_during_a_search(gui: Conversation) -> None:
-    gui.send("go infinite")
-    gui.send("setoption name Ordering value false")
-    error = gui.read_until(ERROR)[-1]
-    assert "during a search" in error
-    gui.send("stop")
-    gui.read_until("bestmove")
+    assert "during a search" in error_during_search(gui, "setoption name Ordering value false")
 
 
 # `go` and its limits
@@ -278,13 +165,12 @@ def test_go_movetime_uses_most_of_the_time_and_no_more(gui: Conversation) -> Non
 ])
 def test_go_with_clocks_stays_within_the_clock(gui: Conversation, go: str, most: float) -> None:
     allowance = margin(gui)
-    after_e4 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
-    gui.send(f"position fen {after_e4}")
+    gui.send(f"position fen {AFTER_E4}")
     started = time.monotonic()
     gui.send(go)
     move = gui.read_until("bestmove")[-1].split()[1]
     assert time.monotonic() - started < most + allowance
-    assert_legal(after_e4, move)
+    assert_legal(AFTER_E4, move)
 
 
 def test_go_mate_finds_the_mate_and_stops(gui: Conversation) -> None:
@@ -351,11 +237,7 @@ def test_the_search_ignores_a_position_sent_while_it_runs(gui: Conversation) -> 
 
 
 def test_a_second_go_during_a_search_is_an_error(gui: Conversation) -> None:
-    gui.send("go infinite")
-    gui.send("go depth 2")
-    assert "already running" in gui.read_until(ERROR)[-1]
-    gui.send("stop")
-    gui.read_until("bestmove")
+    assert "already running" in error_during_search(gui, "go depth 2")
     gui.send("go depth 2")  # and accepted once the first has answered
     assert_legal(chess.STARTING_FEN, gui.read_until("bestmove")[-1].split()[1])
 
@@ -385,36 +267,18 @@ def test_a_bad_word_in_go_leaves_the_other_limits() -> None:
 
 
 def test_stop_is_answered_promptly() -> None:
-    engine = subprocess.Popen(ENGINE_COMMAND, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                              text=True, env=ENGINE_ENVIRONMENT)
-    assert engine.stdin is not None and engine.stdout is not None
-
-    def send(command: str) -> None:
-        engine.stdin.write(command + "\n")
-        engine.stdin.flush()
-
-    def wait_for_bestmove() -> None:
-        while not engine.stdout.readline().startswith("bestmove"):
-            pass
-
-    send("uci")
-    allowance = YARDSTICKS_OF_MARGIN * yardstick(send, wait_for_bestmove)
-    engine.stdin.write("position startpos moves e2e4\ngo infinite\n")
-    engine.stdin.flush()
+    engine = EngineProcess(ENGINE_COMMAND, ENGINE_ENVIRONMENT)
+    engine.send("uci")
+    allowance = YARDSTICKS_OF_MARGIN * yardstick(engine.send,
+                                                 lambda: engine.read_until("bestmove"))
+    engine.send("position startpos moves e2e4\ngo infinite")
     time.sleep(0.5)
     stopped = time.monotonic()
-    engine.stdin.write("stop\n")
-    engine.stdin.flush()
-    line = ""
-    for line in engine.stdout:
-        if line.startswith("bestmove"):
-            break
+    engine.send("stop")
+    line = engine.read_until("bestmove")[-1]
     assert time.monotonic() - stopped < 0.3 + allowance
-    after_e4 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
-    assert_legal(after_e4, line.split()[1])
-    engine.stdin.write("quit\n")
-    engine.stdin.flush()
-    assert engine.wait(timeout=5) == 0
+    assert_legal(AFTER_E4, line.split()[1])
+    assert engine.quit(timeout=5) == 0
 
 
 @pytest.mark.parametrize("fen", [MATED, STALEMATE])
@@ -540,11 +404,7 @@ def test_shell_mate_is_shown_with_a_hash() -> None:
 
 
 def test_stats_during_a_search_is_an_error(gui: Conversation) -> None:
-    gui.send("go infinite")
-    gui.send("stats")
-    assert "search is running" in gui.read_until(ERROR)[-1]
-    gui.send("stop")
-    gui.read_until("bestmove")
+    assert "search is running" in error_during_search(gui, "stats")
 
 
 def test_help_lists_the_new_commands() -> None:
@@ -626,11 +486,7 @@ def test_go_ponder_answers_a_command_sent_at_once(gui: Conversation, command: st
 def test_ponderhit_without_a_pondering_search_is_an_error(gui: Conversation) -> None:
     gui.send("ponderhit")
     assert "go ponder" in gui.read_until(ERROR)[-1]
-    gui.send("go infinite")
-    gui.send("ponderhit")
-    assert "go ponder" in gui.read_until(ERROR)[-1]
-    gui.send("stop")
-    gui.read_until("bestmove")
+    assert "go ponder" in error_during_search(gui, "ponderhit")
 
 
 def test_a_pondering_game_through_python_chess(caplog: pytest.LogCaptureFixture) -> None:
@@ -716,8 +572,6 @@ def test_bad_debug_is_an_error() -> None:
 
 
 # Bad input leaves the engine as it was
-
-AFTER_E4 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
 
 
 @pytest.mark.parametrize("command", [
@@ -854,7 +708,7 @@ def test_go_depth_100_is_named_and_answered(gui: Conversation) -> None:
 
 @pytest.mark.parametrize(("fen", "go"), [
     (chess.STARTING_FEN, "go btime 60000 binc 1000"),
-    ("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1", "go wtime 60000"),
+    (AFTER_E4, "go wtime 60000"),
 ])
 def test_a_clock_for_the_opponent_only_is_planned_as_an_empty_one(
         gui: Conversation, fen: str, go: str) -> None:

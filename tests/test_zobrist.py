@@ -10,6 +10,7 @@ from cb2026.move import move_to_uci, parse_uci_move
 from cb2026.position import Position
 from cb2026.rules import legal_moves
 from cb2026.zobrist import SIDE_KEY, ZOBRIST_NUMBERS, random_keys, splitmix64
+from perft_positions import PERFT_POSITIONS
 
 pytestmark = pytest.mark.stage("stage-04-zobrist")
 
@@ -144,11 +145,8 @@ def play_both(position: Position, board: chess.Board, move: chess.Move) -> None:
 
 
 START_FENS = [
-    chess.STARTING_FEN,
-    "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
-    "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+    *PERFT_POSITIONS,
     "r3k2r/1P6/8/2pP4/8/8/6p1/R3K2R w KQkq c6 0 1",
-    "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
     "8/8/8/8/k2Pp2Q/8/8/4K3 b - d3 0 1",
 ]
 

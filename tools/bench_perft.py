@@ -33,9 +33,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 
 import quiet  # noqa: E402
-from compile_engine import build_info, engine_folder  # noqa: E402
+from bench_common import command_line, start_workers  # noqa: E402
 from engine_worker import Worker  # noqa: E402
-from literate.stages import package_folder  # noqa: E402
 
 DEFAULT_OUTPUT = ROOT / "book" / "data" / "stage-03-legal" / "perft-benchmark.json"
 DEFAULT_STAGE = "stage-04-zobrist"  # the end of Part I: legal moves with Zobrist keys
@@ -103,15 +102,7 @@ def main() -> None:
     quiet.add_arguments(parser)
     options = parser.parse_args()
 
-    folders = {"cb2026": package_folder(options.stage, ROOT)}
-    compiled, build = engine_folder(options.stage, ROOT)
-    if build == "compiled":
-        folders["cb2026-compiled"] = compiled
-    workers = {name: Worker(folder) for name, folder in folders.items()}
-    engines: dict[str, dict[str, object]] = {
-        name: {"build": worker.build} for name, worker in workers.items()}
-    if build == "compiled":
-        engines["cb2026-compiled"]["mypy"] = build_info(compiled)["mypy"]
+    workers, engines = start_workers(options.stage, ROOT)
     engines[REFERENCE] = {"version": chess.__version__}
     header = "".join(f"{name + ' n/s':>22}" for name in engines)
     rows = []
@@ -127,7 +118,7 @@ def main() -> None:
         worker.close()
 
     result = {
-        "command": " ".join(["python", "tools/bench_perft.py", *sys.argv[1:]]),
+        "command": command_line("bench_perft.py"),
         "stage": options.stage,
         "repeats": options.repeats,
         "reference": REFERENCE,

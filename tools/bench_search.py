@@ -31,9 +31,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 
 import quiet  # noqa: E402
-from compile_engine import build_info, engine_folder  # noqa: E402
+from bench_common import command_line, start_workers  # noqa: E402
 from engine_worker import Worker  # noqa: E402
-from literate.stages import package_folder  # noqa: E402
 from search_positions import SEARCH_POSITIONS  # noqa: E402
 
 DEFAULT_STAGE = "stage-07.1-matches"
@@ -105,15 +104,7 @@ def main() -> int:
     parser.add_argument("--output", type=Path, help="JSON file (default: the stage's data)")
     quiet.add_arguments(parser)
     options = parser.parse_args()
-    folders = {"cb2026": package_folder(options.stage, ROOT)}
-    compiled, build = engine_folder(options.stage, ROOT)
-    if build == "compiled":
-        folders["cb2026-compiled"] = compiled
-    workers = {name: Worker(folder) for name, folder in folders.items()}
-    engines: dict[str, dict[str, object]] = {
-        name: {"build": worker.build} for name, worker in workers.items()}
-    if build == "compiled":
-        engines["cb2026-compiled"]["mypy"] = build_info(compiled)["mypy"]
+    workers, engines = start_workers(options.stage, ROOT)
     engines[REFERENCE] = {"version": importlib.metadata.version("sunfish")}
     rows = []
     with quiet.measurement(options, "bench_search") as conditions:
@@ -129,7 +120,7 @@ def main() -> int:
     output = options.output or ROOT / "book" / "data" / options.stage / "search-speed.json"
     output.parent.mkdir(parents=True, exist_ok=True)
     summary = {
-        "command": " ".join(["python", "tools/bench_search.py", *sys.argv[1:]]),
+        "command": command_line("bench_search.py"),
         "stage": options.stage,
         "seconds_per_search": options.seconds,
         "repeats": options.repeats,
