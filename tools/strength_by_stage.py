@@ -23,8 +23,9 @@ ours, so a faster or slower machine moves both sides alike, and it is close in s
 every stage so far: chapter 7.1 found stage 7 within a few dozen Elo of it, and chapter 8's
 table is worth tens of Elo more, so no stage is near all wins or all losses, where a score
 says little about the Elo. Stockfish 15.1 at its lowest UCI_Elo (1350) was already a hundred
-Elo behind stage 7 in chapter 7.1 and falls further behind at every stage. When a later stage
-outgrows Sunfish, a stronger anchor joins the chart, linked by one stage played against both.
+Elo behind stage 7 in chapter 7.1 and falls further behind at every stage. A later stage that
+outgrows Sunfish will need a stronger second anchor (`--anchor`), linked by one stage played
+against both; the chart does not chain anchors yet.
 
 Every stage plays the same games: colour-reversed pairs from the book's opening suite in the
 runner's fixed order (seed 2026), with elo_matches' adjudication and no SPRT (the question is
