@@ -1,0 +1,186 @@
+"""The strength chart of the introduction: tools/strength_by_stage.py and the cell that draws it.
+
+The tool's real run plays hundreds of games on a quiet machine; here it plays two games at a
+few nodes a move, the plain Python engine against itself, so that a test takes seconds and
+passes on a busy machine (a fixed-node match never refuses for load).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import jupytext
+import matplotlib
+import pytest
+
+import strength_by_stage
+from strength_by_stage import StagePlan
+
+pytestmark = [pytest.mark.stage("stage-07.1-matches"), pytest.mark.tooling]
+
+ROOT = Path(__file__).resolve().parents[1]
+TOOL = ROOT / "tools" / "strength_by_stage.py"
+TRIAL = ("--anchor", "self", "--nodes", "50", "--games", "2", "--interpreted")
+EARLY_STAGES = ["stage-01-board", "stage-02-moves", "stage-03-legal", "stage-04-zobrist",
+                "stage-05-alphabeta", "stage-06-quiescence"]
+
+
+def run_tool(folder: Path, *arguments: str) -> subprocess.CompletedProcess[str]:
+    """Run the tool with its outputs, journals and lock in `folder`."""
+    return subprocess.run(
+        [sys.executable, str(TOOL), *arguments, "--output", str(folder / "data"),
+         "--work", str(folder / "work"), "--lock", str(folder / "measure.lock")],
+        capture_output=True, text=True, timeout=300, check=False,
+    )
+
+
+@pytest.mark.parametrize("arguments", [
+    ["--games", "1"],
+    ["--nodes", "0"],
+    ["--tc", "1+0.01", "--nodes", "100"],
+    ["--anchor", "nobody"],
+])
+def test_bad_arguments_are_refused(arguments: list[str]) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        strength_by_stage.parse_arguments(arguments)
+    assert stopped.value.code == 2
+
+
+def test_the_defaults_are_the_books_measurement() -> None:
+    _parser, options = strength_by_stage.parse_arguments([])
+    assert (options.anchor, options.tc, options.nodes) == ("sunfish", "5+0.05", None)
+    assert options.output == ROOT / "book" / "data" / "strength"
+    assert strength_by_stage.settings(options) == {"anchor": "sunfish", "limits": "--tc 5+0.05"}
+
+
+def test_only_takes_a_stage_that_plays(monkeypatch: pytest.MonkeyPatch,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    plans = [StagePlan("stage-05-alphabeta", plays=False), StagePlan("stage-07-uci", plays=True)]
+    monkeypatch.setattr(strength_by_stage, "plan_stages", lambda: plans)
+    with pytest.raises(SystemExit) as stopped:
+        strength_by_stage.main(["--only", "stage-05-alphabeta"])
+    assert stopped.value.code == 2
+    message = "'stage-05-alphabeta' is not a stage that plays (stage-07-uci)"
+    assert message in capsys.readouterr().err
+
+
+def test_the_first_stage_that_plays_is_the_first_that_searches() -> None:
+    """Chapters 1 to 6 answer `go` with perft at most; 7.1 adds no engine code to 7."""
+    plans = {plan.stage: plan for plan in strength_by_stage.plan_stages()}
+    assert [stage for stage, plan in plans.items() if not plan.plays] == EARLY_STAGES
+    assert plans["stage-07-uci"] == StagePlan("stage-07-uci", plays=True)
+    assert plans["stage-07.1-matches"].same_engine_as == "stage-07-uci"
+    # Every later stage plays; chapter 8 (where the book has it) changes the engine.
+    assert all(plan.plays for plan in list(plans.values())[len(EARLY_STAGES):])
+    if "stage-08-tt" in plans:
+        assert plans["stage-08-tt"] == StagePlan("stage-08-tt", plays=True)
+
+
+def test_data_measured_otherwise_is_started_afresh(tmp_path: Path) -> None:
+    path = tmp_path / "by-stage.json"
+    old = {"settings": {"anchor": "sunfish", "limits": "--tc 5+0.05"}, "stages": [{"stage": "x"}]}
+    path.write_text(json.dumps(old))
+    assert strength_by_stage.load_data(path, old["settings"]) == old
+    fresh = strength_by_stage.load_data(path, {"anchor": "self", "limits": "--nodes 50"})
+    assert fresh == {"settings": {"anchor": "self", "limits": "--nodes 50"}, "stages": []}
+
+
+def test_a_tiny_run_its_data_and_its_resume(tmp_path: Path) -> None:
+    first = run_tool(tmp_path, *TRIAL, "--only", "stage-07-uci")
+    assert first.returncode == 0, first.stdout + first.stderr
+    data = json.loads((tmp_path / "data" / "by-stage.json").read_text())
+    assert data["settings"] == {"anchor": "self", "limits": "--nodes 50"}
+    assert data["not_playing"] == EARLY_STAGES
+    assert data["anchor"]["name"] == "self" and data["anchor"]["uci_id_name"] == "cb2026"
+    [entry] = data["stages"]
+    assert entry["stage"] == "stage-07-uci" and entry["build"] == "interpreted"
+    assert entry["games"] == entry["wins"] + entry["losses"] + entry["draws"] == 2
+    assert sum(entry["pentanomial"]) == 1 and entry["errors"] == []
+    elo = entry["elo"]
+    assert elo["lower"] <= elo["difference"] <= elo["upper"] and elo["confidence"] == 0.95
+    assert entry["conditions"]["lock"] == str(tmp_path / "measure.lock")
+    assert {"quiet", "load_before", "cpu"} <= entry["conditions"].keys()
+    pgn = (tmp_path / "data" / entry["pgn"]).read_text()
+    assert pgn.count("[Event ") == 2 and "cb2026-stage-07-uci" in pgn
+
+    # A finished stage is skipped by --resume: its entry stays as it was.
+    again = run_tool(tmp_path, *TRIAL, "--only", "stage-07-uci", "--resume")
+    assert again.returncode == 0 and "already measured, skipped" in again.stdout
+    assert json.loads((tmp_path / "data" / "by-stage.json").read_text())["stages"] == [entry]
+
+    # A match cut off before its entry was written continues from its journal.
+    (tmp_path / "data" / "by-stage.json").unlink()
+    resumed = run_tool(tmp_path, *TRIAL, "--only", "stage-07-uci", "--resume")
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    assert json.loads((tmp_path / "work" / "stage-07-uci.json").read_text())["games_resumed"] == 2
+    [entry] = json.loads((tmp_path / "data" / "by-stage.json").read_text())["stages"]
+    assert entry["games"] == 2
+
+
+def test_a_stage_with_the_engine_of_the_stage_before_is_not_played(tmp_path: Path) -> None:
+    completed = run_tool(tmp_path, *TRIAL, "--only", "stage-07.1-matches")
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    data = json.loads((tmp_path / "data" / "by-stage.json").read_text())
+    assert data["stages"] == [{"stage": "stage-07.1-matches", "same_engine_as": "stage-07-uci"}]
+    assert not (tmp_path / "work").exists()
+
+
+def run_intro_cells(folder: Path) -> tuple[str, list]:
+    """Run the code cells of the introduction in `folder` (as if it were book/); return the
+    sentence they make and the axes of the figure they draw, if any."""
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    plt.close("all")
+    notebook = jupytext.read(ROOT / "book" / "intro.md")
+    code = "\n".join(cell.source for cell in notebook.cells if cell.cell_type == "code")
+    namespace: dict[str, object] = {}
+    with pytest.MonkeyPatch.context() as patch, warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # "Agg cannot show the figure"
+        patch.chdir(folder)
+        exec(compile(code, "intro.md", "exec"), namespace)
+    axes = [axis for number in plt.get_fignums() for axis in plt.figure(number).axes]
+    return str(namespace["sentence"]), axes
+
+
+def test_the_introduction_says_plainly_when_nothing_is_measured(tmp_path: Path) -> None:
+    sentence, axes = run_intro_cells(tmp_path)
+    assert sentence.startswith("Not measured yet: run `make strength`") and axes == []
+
+
+def elo(difference: float, margin: float) -> dict[str, object]:
+    """An Elo record as the match runner writes it."""
+    return {"difference": difference, "lower": difference - margin,
+            "upper": difference + margin, "text": f"{difference:+.1f} +/- {margin:.1f}"}
+
+
+def test_the_introduction_draws_every_stage_from_the_data(tmp_path: Path) -> None:
+    conditions = {"quiet": True}
+    data = {
+        "settings": {"anchor": "sunfish", "limits": "--tc 5+0.05"},
+        "anchor": {"name": "sunfish", "package_version": "sunfish 2026.1", "uci_id_name": "x",
+                   "limits": "--tc 5+0.05"},
+        "not_playing": EARLY_STAGES,
+        "stages": [
+            {"stage": "stage-07-uci", "elo": elo(-12.5, 40.0), "games": 300,
+             "conditions": conditions},
+            {"stage": "stage-07.1-matches", "same_engine_as": "stage-07-uci"},
+            {"stage": "stage-08-tt", "elo": elo(55.0, 38.0), "games": 298,
+             "conditions": conditions},
+        ],
+    }
+    (tmp_path / "data" / "strength").mkdir(parents=True)
+    (tmp_path / "data" / "strength" / "by-stage.json").write_text(json.dumps(data))
+    sentence, [axes] = run_intro_cells(tmp_path)
+    assert sentence == (
+        "Against sunfish 2026.1 at a clock of 5+0.05, stage 7 scores -12.5 +/- 40.0 Elo over "
+        "300 games and stage 8 +55.0 +/- 38.0 Elo over 298 games; stages 1 to 6 cannot play "
+        "a game yet."
+    )
+    [points] = [line for line in axes.get_lines() if line.get_marker() == "o"]
+    assert list(points.get_ydata()) == [-12.5, -12.5, 55.0]
+    assert [label.get_text() for label in axes.get_xticklabels()] == ["7", "7.1", "8"]

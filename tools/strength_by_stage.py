@@ -1,0 +1,375 @@
+"""The engine's strength stage by stage: every stage that plays, against one fixed anchor.
+
+usage: python tools/strength_by_stage.py [--only STAGE] [--games N] [--resume] [--list]
+                                         [--wait | --allow-load]
+
+Plays cb2026 as it was at each stage (tangled from the book, compiled where a C compiler
+exists, as tools/elo_matches.py does) against the same opponent, with the book's match runner
+(`python -m cb2026.match`), and writes book/data/strength/by-stage.json and one PGN per stage,
+which the book's introduction draws. While a stage's match runs its journal lives in
+build/strength/; `--resume` continues it and skips the stages already in the data file.
+
+Which stages. A stage is measured if its engine answers `go depth 1` with a `bestmove`: from
+stage 7 on, the first to search over UCI. Stages 5 and 6 have a search but only `go perft`;
+playing them would need a UCI loop and time management written outside the book, so the
+match would rate that driver as much as the chapter. They are left out, and the techniques
+they add are rated in their own chapters (the chapter-7 engine with each one switched off).
+A stage whose engine modules are byte for byte those of the stage before (7.1, which adds the
+match runner only) is not played again: it is recorded as the same engine.
+
+The anchor: Sunfish (PyPI), at 5+0.05 for both sides, the clock of chapter 7.1's first
+match. Sunfish is fixed (its version goes into the data file), it is a Python engine like
+ours, so a faster or slower machine moves both sides alike, and it is close in strength to
+every stage so far: chapter 7.1 found stage 7 within a few dozen Elo of it, and chapter 8's
+table is worth tens of Elo more, so no stage is near all wins or all losses, where a score
+says little about the Elo. Stockfish 15.1 at its lowest UCI_Elo (1350) was already a hundred
+Elo behind stage 7 in chapter 7.1 and falls further behind at every stage. A later stage that
+outgrows Sunfish will need a stronger second anchor (`--anchor`), linked by one stage played
+against both; the chart does not chain anchors yet.
+
+Every stage plays the same games: colour-reversed pairs from the book's opening suite in the
+runner's fixed order (seed 2026), with elo_matches' adjudication and no SPRT (the question is
+how strong, not whether stronger). 300 games a stage give a 95% interval of about +/-35 Elo.
+A clock match needs the quiet machine: the run holds the measurement lock of tools/quiet.py
+and refuses a busy machine (`--wait` waits for a quiet one); it plays one pair at a time on a
+spare core. `--nodes`, `--anchor self` and `--interpreted` are for trials and tests only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import importlib.metadata
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import chess
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+
+import quiet  # noqa: E402
+from compile_engine import ENGINE_MODULES, PACKAGE, engine_folder  # noqa: E402
+from elo_matches import ADJUDICATION, STOCKFISH, SUNFISH  # noqa: E402
+from literate.book import chapters  # noqa: E402
+from literate.stages import package_folder  # noqa: E402
+
+DATA_FOLDER = ROOT / "book" / "data" / "strength"
+WORK_FOLDER = ROOT / "build" / "strength"
+DATA_NAME = "by-stage.json"
+CLOCK = "5+0.05"
+GAMES = 300
+PROBE_SECONDS = 30.0  # an interpreted stage answers `go depth 1` in a second or two
+
+
+@dataclass(frozen=True)
+class Anchor:
+    """The fixed opponent of every stage."""
+
+    name: str
+    spec: tuple[str, ...]  # the runner's engine spec, without the name
+    description: str
+    package: str | None = None  # the PyPI package whose version identifies the engine
+
+
+ANCHORS = {
+    "sunfish": Anchor("sunfish", (f"cmd={SUNFISH}",), "Sunfish (PyPI), pure Python", "sunfish"),
+    "stockfish-1350": Anchor(
+        "stockfish-1350",
+        (f"cmd={STOCKFISH}", "option.UCI_LimitStrength=true", "option.UCI_Elo=1350",
+         "option.Threads=1"),
+        "Stockfish with UCI_LimitStrength at UCI_Elo 1350, one thread",
+    ),
+    # Not fixed at all: the newest cb2026. Only for trials and the tool's own tests.
+    "self": Anchor("self", (), "cb2026 of the newest stage (a trial, not a fixed anchor)"),
+}
+
+
+def engine_command(stage: str, interpreted: bool) -> tuple[str, str]:
+    """A shell command that starts cb2026 as it was at `stage`, and which build it runs."""
+    if interpreted:
+        folder, build = package_folder(stage, ROOT), "interpreted"
+    else:
+        folder, build = engine_folder(stage, ROOT)
+    code = f"import sys; sys.path.insert(0, {str(folder)!r}); from cb2026.cli import main; main()"
+    return shlex.join([sys.executable, "-c", code]), build
+
+
+def engine_digest(stage: str) -> str:
+    """A digest of the engine modules of `stage` (not the match runner beside them)."""
+    folder = package_folder(stage, ROOT) / PACKAGE
+    digest = hashlib.sha256()
+    for name in ENGINE_MODULES:
+        path = folder / f"{name}.py"
+        if path.exists():
+            digest.update(name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def answers_go(stage: str) -> bool:
+    """Return True if the engine of `stage` answers `go depth 1` with a legal first move."""
+    command, _build = engine_command(stage, interpreted=True)
+    try:
+        # At the end of its input an engine finishes the search it is in, then leaves.
+        completed = subprocess.run(
+            shlex.split(command), input="uci\nisready\nposition startpos\ngo depth 1\n",
+            capture_output=True, text=True, timeout=PROBE_SECONDS, check=False,
+        )
+    except subprocess.TimeoutExpired:
+        return False
+    for line in completed.stdout.splitlines():
+        words = line.split()
+        if words[:1] == ["bestmove"] and len(words) > 1:
+            try:
+                return chess.Move.from_uci(words[1]) in chess.Board().legal_moves
+            except ValueError:  # not a move at all, e.g. "(none)"
+                return False
+    return False
+
+
+@dataclass(frozen=True)
+class StagePlan:
+    """What the tool does with one stage: play it, point to an equal stage, or leave it out."""
+
+    stage: str
+    plays: bool
+    same_engine_as: str | None = None
+
+
+def plan_stages() -> list[StagePlan]:
+    """Return every stage of the book in order, with whether and how it is measured."""
+    plans: list[StagePlan] = []
+    measured: tuple[str, str] | None = None  # the last stage played, and its engine's digest
+    for chapter in chapters(ROOT):
+        stage = chapter.stage_id
+        if not answers_go(stage):
+            plans.append(StagePlan(stage, plays=False))
+            continue
+        digest = engine_digest(stage)
+        if measured is not None and measured[1] == digest:
+            plans.append(StagePlan(stage, plays=True, same_engine_as=measured[0]))
+        else:
+            plans.append(StagePlan(stage, plays=True))
+            measured = (stage, digest)
+    return plans
+
+
+def limit_arguments(options: argparse.Namespace) -> list[str]:
+    """The runner's limit arguments: the clock, or a fixed node count for trials."""
+    return ["--nodes", str(options.nodes)] if options.nodes else ["--tc", options.tc]
+
+
+def settings(options: argparse.Namespace) -> dict[str, str]:
+    """What must be equal for two stages' results to share one chart: anchor and limits."""
+    return {"anchor": options.anchor, "limits": " ".join(limit_arguments(options))}
+
+
+def concurrency(on_clock: bool) -> int:
+    """Pairs at once: every core at fixed nodes, one spare on a clock (chapter 7.1's rule)."""
+    cores = os.cpu_count() or 1
+    return max(1, cores - 1) if on_clock else cores
+
+
+def match_arguments(stage: str, command: str, options: argparse.Namespace) -> list[str]:
+    """The match runner's arguments for `stage` against the anchor."""
+    anchor = ANCHORS[options.anchor]
+    if anchor.spec:
+        opponent = anchor.spec
+    else:  # the "self" anchor: the newest stage, built as the stages are
+        newest, _build = engine_command(chapters(ROOT)[-1].stage_id, options.interpreted)
+        opponent = (f"cmd={newest}",)
+    output = options.work / stage
+    return [
+        "--engine", shlex.join([f"cmd={command}", f"name=cb2026-{stage}"]),
+        "--engine", shlex.join([*opponent, f"name={anchor.name}"]),
+        "--games", str(options.games), "--concurrency", str(concurrency(not options.nodes)),
+        *limit_arguments(options), *ADJUDICATION,
+        "--json", f"{output}.json", "--pgn", f"{output}.pgn",
+        "--event", f"cb2026 strength {stage} vs {anchor.name}", "--quiet",
+        *(["--resume"] if options.resume else []),
+    ]
+
+
+def anchor_record(options: argparse.Namespace, id_name: str | None) -> dict[str, object]:
+    """The anchor as the data file names it: description, UCI name and package version."""
+    anchor = ANCHORS[options.anchor]
+    version = None
+    if anchor.package is not None:
+        try:
+            version = f"{anchor.package} {importlib.metadata.version(anchor.package)}"
+        except importlib.metadata.PackageNotFoundError:
+            version = None
+    return {"name": anchor.name, "description": anchor.description, "uci_id_name": id_name,
+            "package_version": version, "limits": " ".join(limit_arguments(options))}
+
+
+def stage_entry(stage: str, summary: dict, build: str, conditions: dict) -> dict[str, object]:
+    """One stage's line of the data file, from the runner's summary of its match."""
+    return {
+        "stage": stage,
+        "build": build,
+        "engine_digest": engine_digest(stage),
+        "games": summary["games_played"],
+        "wins": summary["wins"],
+        "losses": summary["losses"],
+        "draws": summary["draws"],
+        "score_fraction": summary["score_fraction"],
+        "pentanomial": summary["pentanomial"],
+        "elo": summary["elo"],  # of cb2026 against the anchor, from the pairs, 95% interval
+        "errors": summary["errors"],
+        "date": summary["date"],
+        "wall_seconds": summary["wall_seconds"],
+        "conditions": conditions,
+        "pgn": f"{stage}.pgn",
+    }
+
+
+def load_data(path: Path, wanted: dict[str, str]) -> dict:
+    """The data file's contents if they were measured under `wanted`, else an empty record."""
+    if path.exists():
+        data = json.loads(path.read_text())
+        if data.get("settings") == wanted:
+            return data
+        print(f"{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}: measured "
+              f"under {data.get('settings')}, not {wanted}; starting it afresh", flush=True)
+    return {"settings": wanted, "stages": []}
+
+
+def put_entry(data: dict, entry: dict, order: list[str]) -> None:
+    """Put a stage's entry into the data, replacing its old one, keeping book order."""
+    entries = [old for old in data["stages"] if old["stage"] != entry["stage"]] + [entry]
+    data["stages"] = sorted(entries, key=lambda item: order.index(item["stage"]))
+
+
+def finished(data: dict, stage: str, games: int) -> bool:
+    """True if the data already holds a match of at least `games` games for `stage`."""
+    return any(entry["stage"] == stage and entry.get("games", 0) >= games
+               for entry in data["stages"])
+
+
+def play_stage(stage: str, options: argparse.Namespace) -> dict | None:
+    """Play `stage` against the anchor under the measurement lock; return its entry."""
+    command, build = engine_command(stage, options.interpreted)
+    on_clock = not options.nodes
+    print(f"{stage}: {build} engine against {options.anchor}, {options.games} games, "
+          f"{' '.join(limit_arguments(options))}", flush=True)
+    allow_load = options.allow_load
+    # A fixed-node match gives the same games under any load: record the load, never refuse.
+    options.allow_load = allow_load or not on_clock
+    options.lock.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        with quiet.measurement(options, f"strength_by_stage {stage}",
+                               lock_path=options.lock) as conditions:
+            options.work.mkdir(parents=True, exist_ok=True)
+            completed = subprocess.run(
+                [sys.executable, "-m", "cb2026.match", *match_arguments(stage, command, options)],
+                env={**os.environ, "PYTHONPATH": str(ROOT / "src")}, check=False,
+            )
+    finally:
+        options.allow_load = allow_load
+    if completed.returncode != 0:
+        print(f"{stage}: the match runner stopped with status {completed.returncode}; "
+              "--resume continues it", flush=True)
+        return None
+    summary = json.loads((options.work / f"{stage}.json").read_text())
+    options.output.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(options.work / f"{stage}.pgn", options.output / f"{stage}.pgn")
+    entry = stage_entry(stage, summary, build, conditions.record())
+    entry["anchor_uci_id_name"] = summary["engines"][1]["id_name"]
+    return entry
+
+
+def parse_arguments(arguments: list[str] | None) -> tuple[argparse.ArgumentParser,
+                                                         argparse.Namespace]:
+    """The parser and the parsed command line."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", metavar="STAGE", help="measure only this stage")
+    parser.add_argument("--games", type=int, default=GAMES,
+                        help=f"games per stage, in pairs (default {GAMES})")
+    parser.add_argument("--resume", action="store_true",
+                        help="continue an interrupted match; skip stages already measured")
+    parser.add_argument("--list", action="store_true", help="list the stages and stop")
+    parser.add_argument("--anchor", choices=sorted(ANCHORS), default="sunfish",
+                        help="the fixed opponent (default sunfish; self is for trials)")
+    limits = parser.add_mutually_exclusive_group()
+    limits.add_argument("--tc", default=CLOCK, help=f"the clock of both sides (default {CLOCK})")
+    limits.add_argument("--nodes", type=int, help="fixed nodes per move instead (trials)")
+    parser.add_argument("--interpreted", action="store_true",
+                        help="play the plain Python engines, not the compiled ones (trials)")
+    parser.add_argument("--output", type=Path, default=DATA_FOLDER,
+                        help="where the data file and PGNs go (default book/data/strength)")
+    parser.add_argument("--work", type=Path, default=WORK_FOLDER,
+                        help="where the journals go (default build/strength)")
+    parser.add_argument("--lock", type=Path, default=quiet.LOCK_PATH,
+                        help="the measurement lock file (tests use their own)")
+    quiet.add_arguments(parser)
+    options = parser.parse_args(arguments)
+    if options.games < 2:
+        parser.error("--games must be at least 2 (one pair)")
+    if options.nodes is not None and options.nodes < 1:
+        parser.error("--nodes must be at least 1")
+    return parser, options
+
+
+def describe_plan(plans: list[StagePlan]) -> None:
+    """Print what the tool would do with each stage."""
+    for plan in plans:
+        if not plan.plays:
+            print(f"{plan.stage}: cannot play (no bestmove for `go depth 1`)")
+        elif plan.same_engine_as:
+            print(f"{plan.stage}: the engine of {plan.same_engine_as}, not played again")
+        else:
+            print(f"{plan.stage}: plays")
+
+
+def main(arguments: list[str] | None = None) -> int:
+    """Measure the stages (or list them); write the data file after every stage."""
+    parser, options = parse_arguments(arguments)
+    plans = plan_stages()
+    if options.list:
+        describe_plan(plans)
+        return 0
+    playing = [plan for plan in plans if plan.plays]
+    if options.only is not None:
+        if options.only not in [plan.stage for plan in playing]:
+            parser.error(f"--only: {options.only!r} is not a stage that plays "
+                         f"({', '.join(plan.stage for plan in playing)})")
+        playing = [plan for plan in playing if plan.stage == options.only]
+    path = options.output / DATA_NAME
+    data = load_data(path, settings(options))
+    data["not_playing"] = [plan.stage for plan in plans if not plan.plays]
+    data["adjudication"] = " ".join(ADJUDICATION)
+    data["openings"] = "the book's suite (book/data/openings), the runner's order (seed 2026)"
+    data["command"] = shlex.join(["python", "tools/strength_by_stage.py", *(
+        sys.argv[1:] if arguments is None else arguments)])
+    order = [plan.stage for plan in plans]
+    for plan in playing:
+        if plan.same_engine_as is not None:
+            entry: dict | None = {"stage": plan.stage, "same_engine_as": plan.same_engine_as}
+        elif options.resume and finished(data, plan.stage, options.games):
+            print(f"{plan.stage}: already measured, skipped (--resume)", flush=True)
+            continue
+        else:
+            entry = play_stage(plan.stage, options)
+            if entry is None:
+                return 1
+            data["anchor"] = anchor_record(options, entry["anchor_uci_id_name"])
+        put_entry(data, entry, order)
+        options.output.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(data, indent=1) + "\n")
+        print(f"wrote {plan.stage} into {path}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    started = time.monotonic()
+    status = main()
+    print(f"strength_by_stage: {time.monotonic() - started:.0f} s", flush=True)
+    sys.exit(status)
