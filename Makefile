@@ -11,7 +11,7 @@ STAMP := $(VENV)/.installed-$(shell cat pyproject.toml $(LOCK) | cksum | cut -d'
 # Debian and Ubuntu ship `venv` without ensurepip unless their python3-venv package is installed.
 VENV_HELP := could not create $(VENV) with '$(PYTHON) -m venv'. On Debian or Ubuntu install the venv package (sudo apt-get install python3-venv, or python3.X-venv for Python 3.X), remove $(VENV) and run make again.
 
-.PHONY: book test test-stages tangle check tags ensure-tags lock compiled bench-perft bench-search saves elo opponents lint clean
+.PHONY: book test test-stages tangle check tags ensure-tags lock compiled bench-perft bench-search saves elo strength opponents lint clean
 
 $(STAMP): pyproject.toml $(LOCK)
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11) and "cb2026 needs Python 3.11 or newer")'
@@ -70,6 +70,9 @@ saves: $(STAMP)  ## a chapter's "What it saves" table: make saves STAGE=... EXPE
 
 elo: opponents  ## a chapter's "What it's worth" matches: make elo STAGE=stage-08-tt [GAMES=100]
 	$(BIN)/python tools/elo_matches.py $(STAGE) $(if $(GAMES),--games $(GAMES)) $(ARGS)
+
+strength: opponents  ## the introduction's chart: every stage that plays against Sunfish at 5+0.05 [GAMES=300]
+	$(BIN)/python tools/strength_by_stage.py $(if $(GAMES),--games $(GAMES)) $(ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

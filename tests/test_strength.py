@@ -175,6 +175,9 @@ def test_the_introduction_draws_every_stage_from_the_data(tmp_path: Path) -> Non
     }
     (tmp_path / "data" / "strength").mkdir(parents=True)
     (tmp_path / "data" / "strength" / "by-stage.json").write_text(json.dumps(data))
+    (tmp_path / "chapters").mkdir()
+    for entry in data["stages"]:
+        (tmp_path / "chapters" / f"{entry['stage']}.md").touch()
     sentence, [axes] = run_intro_cells(tmp_path)
     assert sentence == (
         "Against sunfish 2026.1 at a clock of 5+0.05, stage 7 scores -12.5 +/- 40.0 Elo over "
@@ -184,3 +187,25 @@ def test_the_introduction_draws_every_stage_from_the_data(tmp_path: Path) -> Non
     [points] = [line for line in axes.get_lines() if line.get_marker() == "o"]
     assert list(points.get_ydata()) == [-12.5, -12.5, 55.0]
     assert [label.get_text() for label in axes.get_xticklabels()] == ["7", "7.1", "8"]
+
+
+def test_a_snapshot_charts_only_its_own_stages(tmp_path: Path) -> None:
+    data = {
+        "settings": {"anchor": "sunfish", "limits": "--tc 5+0.05"},
+        "anchor": {"name": "sunfish", "package_version": "sunfish 2026.1", "uci_id_name": "x",
+                   "limits": "--tc 5+0.05"},
+        "not_playing": EARLY_STAGES,
+        "stages": [
+            {"stage": "stage-07-uci", "elo": elo(-12.5, 40.0), "games": 300,
+             "conditions": {"quiet": True}},
+            {"stage": "stage-08-tt", "elo": elo(55.0, 38.0), "games": 298,
+             "conditions": {"quiet": True}},
+        ],
+    }
+    (tmp_path / "data" / "strength").mkdir(parents=True)
+    (tmp_path / "data" / "strength" / "by-stage.json").write_text(json.dumps(data))
+    (tmp_path / "chapters").mkdir()
+    (tmp_path / "chapters" / "stage-07-uci.md").touch()  # the stage-7 snapshot: no chapter 8
+    sentence, [axes] = run_intro_cells(tmp_path)
+    assert "stage 8" not in sentence and "stage 7 scores -12.5" in sentence
+    assert [label.get_text() for label in axes.get_xticklabels()] == ["7"]
