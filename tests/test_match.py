@@ -23,8 +23,8 @@ from cb2026.elo import pair_category
 from cb2026.game import (
     Adjudication,
     GameEnd,
+    GameLimits,
     GameRecord,
-    Limits,
     MoveReport,
     charge_clock,
     draw_end,
@@ -129,7 +129,7 @@ def test_rules_end_waits_for_draws_on_the_board() -> None:
 
 def test_clock_flags_only_beyond_the_margin() -> None:
     """Overrunning by less than the margin is tolerated; the increment is added after."""
-    limits = Limits(base_seconds=1.0, increment_seconds=0.5, time_margin_seconds=0.1)
+    limits = GameLimits(base_seconds=1.0, increment_seconds=0.5, time_margin_seconds=0.1)
     clocks = {chess.WHITE: 1.0, chess.BLACK: 1.0}
     assert charge_clock(clocks, chess.WHITE, 1.05, limits) is None
     assert clocks[chess.WHITE] == pytest.approx(0.45)
@@ -144,13 +144,13 @@ def test_time_control_parsing_and_limits() -> None:
     for bad in ("0+1", "abc", "10+x", "inf", "10+-1"):
         with pytest.raises(ValueError, match="invalid time control"):
             parse_time_control(bad)
-    limits = Limits(base_seconds=10.0, increment_seconds=0.1)
+    limits = GameLimits(base_seconds=10.0, increment_seconds=0.1)
     assert time_control_header(limits) == "10+0.1"
-    assert time_control_header(Limits(nodes=1000)) == "-"
+    assert time_control_header(GameLimits(nodes=1000)) == "-"
     limit = engine_limit(limits, {chess.WHITE: 9.5, chess.BLACK: -0.05})
     assert (limit.white_clock, limit.white_inc, limit.black_inc) == (9.5, 0.1, 0.1)
     assert limit.black_clock > 0
-    assert engine_limit(Limits(nodes=500), {}).nodes == 500
+    assert engine_limit(GameLimits(nodes=500), {}).nodes == 500
 
 
 def test_pgn_of_a_game_from_a_fen() -> None:
@@ -319,6 +319,15 @@ def test_completed_depth_comes_from_the_line_that_supports_the_move() -> None:
         "score": -15,
         "pv": "a2a3",
     }
+
+
+def test_info_numbers_are_ascii_digits_only() -> None:
+    """Digits that are not UCI's (superscripts, Arabic-Indic, '+', '_') are not read as numbers."""
+    line = "info depth ² seldepth ٣ nodes 1_000 hashfull +5 score cp ٣ pv e2e4"
+    assert parse_info_line(line) == {"pv": "e2e4"}
+    assert parse_info_line("info depth 7 score mate -2 nodes 40 pv e2e4")["score"] == -100_000 + 2
+    assert "score" not in parse_info_line("info score cp -- pv e2e4")
+    assert "score" not in parse_info_line("info score cp +15 pv e2e4")
 
 
 def test_real_match_cb2026_against_itself(tmp_path: Path) -> None:
@@ -514,13 +523,19 @@ def played_games(summary: dict, games: list[chess.pgn.Game]) -> list[tuple]:
     ]
 
 
+def reference_run(tmp_path: Path, other: str) -> tuple[dict, list[chess.pgn.Game], Path]:
+    """Play six games in one go in a folder of their own; return them and a folder `other`."""
+    plain_folder, other_folder = tmp_path / "plain", tmp_path / other
+    plain_folder.mkdir()
+    other_folder.mkdir()
+    status, summary, games = run_main(cb2026_pair_arguments(6), plain_folder)
+    assert status == 0
+    return summary, games, other_folder
+
+
 def test_resumed_match_equals_a_straight_run(tmp_path: Path) -> None:
     """Two games, then --resume to six: the same games as six games in one go."""
-    straight_folder, resumed_folder = tmp_path / "straight", tmp_path / "resumed"
-    straight_folder.mkdir()
-    resumed_folder.mkdir()
-    status, straight, straight_games = run_main(cb2026_pair_arguments(6), straight_folder)
-    assert status == 0
+    straight, straight_games, resumed_folder = reference_run(tmp_path, "resumed")
     status, first_part, _ = run_main(cb2026_pair_arguments(2), resumed_folder)
     assert status == 0 and first_part["games_played"] == 2
     journal = journal_path(resumed_folder / "result.json").read_text().splitlines()
@@ -571,11 +586,7 @@ def test_dask_cluster_plays_the_same_games(tmp_path: Path) -> None:
     """Three pairs sent as tasks to two Dask worker processes give the local run's games."""
     # A plain import: Dask is in the test extra, and a skip would hide a broken cluster path.
     import distributed
-    local_folder, cluster_folder = tmp_path / "local", tmp_path / "cluster"
-    local_folder.mkdir()
-    cluster_folder.mkdir()
-    status, local, local_games = run_main(cb2026_pair_arguments(6), local_folder)
-    assert status == 0
+    local, local_games, cluster_folder = reference_run(tmp_path, "cluster")
     with distributed.LocalCluster(
         n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
     ) as cluster:

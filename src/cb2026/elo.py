@@ -79,6 +79,15 @@ def score_variance(wins: int, losses: int, draws: int) -> float:
     return squared_deviations / games
 
 
+def game_scores(wins: int, losses: int, draws: int) -> tuple[int, float, float]:
+    """Return the games, A's mean score and the variance of one game's score (see above)."""
+    return (
+        game_count(wins, losses, draws),
+        score_fraction(wins, losses, draws),
+        score_variance(wins, losses, draws),
+    )
+
+
 @dataclass(frozen=True)
 class EloEstimate:
     """An Elo difference with the bounds of its confidence interval."""
@@ -128,12 +137,8 @@ def elo_estimate(
     wins: int, losses: int, draws: int, confidence: float = DEFAULT_CONFIDENCE
 ) -> EloEstimate:
     """Return the Elo difference with a confidence interval from a W/L/D record."""
-    return estimate_from_scores(
-        score_fraction(wins, losses, draws),
-        score_variance(wins, losses, draws),
-        game_count(wins, losses, draws),
-        confidence,
-    )
+    games, mean, variance = game_scores(wins, losses, draws)
+    return estimate_from_scores(mean, variance, games, confidence)
 
 
 def format_elo(value: float) -> str:
@@ -391,13 +396,8 @@ def sprt_log_likelihood_ratio(
     wins: int, losses: int, draws: int, elo0: float, elo1: float
 ) -> float:
     """Return the log-likelihood ratio of H1 (elo1) against H0 (elo0) for a W/L/D record."""
-    return log_likelihood_ratio_from_scores(
-        score_fraction(wins, losses, draws),
-        score_variance(wins, losses, draws),
-        game_count(wins, losses, draws),
-        elo0,
-        elo1,
-    )
+    games, mean, variance = game_scores(wins, losses, draws)
+    return log_likelihood_ratio_from_scores(mean, variance, games, elo0, elo1)
 
 
 def sprt_state_from_ratio(llr: float, alpha: float, beta: float) -> SprtState:

@@ -45,8 +45,8 @@ from cb2026.elo import (
 from cb2026.game import (
     Adjudication,
     GameEnd,
+    GameLimits,
     GameRecord,
-    Limits,
     MoveReport,
     game_to_pgn,
     limits_description,
@@ -177,7 +177,7 @@ class MatchSettings:
     """Everything that defines a match, as parsed from the command line."""
 
     engines: tuple[EngineSpec, EngineSpec]
-    limits: Limits
+    limits: GameLimits
     adjudication: Adjudication
     openings: list[Opening]
     opening_source: str
@@ -960,7 +960,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def limits_from_arguments(arguments: argparse.Namespace) -> Limits:
+def limits_from_arguments(arguments: argparse.Namespace) -> GameLimits:
     """Return the search limits given on the command line; raise ValueError naming a bad one."""
     positive = {"--movetime": arguments.movetime, "--nodes": arguments.nodes,
                 "--depth": arguments.depth, "--move-timeout": arguments.move_timeout}
@@ -973,7 +973,7 @@ def limits_from_arguments(arguments: argparse.Namespace) -> Limits:
         base, increment = parse_time_control(arguments.tc) if arguments.tc else (None, 0.0)
     except ValueError as error:
         raise ValueError(f"--tc: {error}") from None
-    limits = Limits(
+    limits = GameLimits(
         base_seconds=base,
         increment_seconds=increment,
         movetime_seconds=arguments.movetime,
