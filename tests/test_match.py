@@ -19,7 +19,7 @@ import chess.pgn
 import pytest
 
 import cb2026
-from cb2026.elo import pair_category
+from cb2026.elo import SPRT_MIN_PAIRS, pair_category
 from cb2026.game import (
     Adjudication,
     GameEnd,
@@ -269,6 +269,8 @@ def test_sprt_parsing_and_schedule() -> None:
     """SPRT fields parse; each pair plays its own opening twice with colours swapped."""
     test = parse_sprt("elo0=0 elo1=10 alpha=0.05 beta=0.1")
     assert (test.elo0, test.elo1, test.alpha, test.beta) == (0, 10, 0.05, 0.1)
+    assert test.min_pairs == SPRT_MIN_PAIRS
+    assert parse_sprt("elo0=0 elo1=10 min_pairs=0").min_pairs == 0
     tasks = [task for pair in build_pairs(builtin_openings()[:2]) for task in pair.games()]
     assert [task.index for task in tasks] == [0, 1, 2, 3]
     assert [task.first_plays_white for task in tasks] == [True, False, True, False]
@@ -465,6 +467,12 @@ def test_an_opening_file_too_small_for_the_match_is_refused(
         (["--tc", "0+0.1"], "--tc: invalid time control '0+0.1'"),
         (["--nodes", "100", "--sprt", "elo0=x elo1=10"], "--sprt: elo0 needs a number, not 'x'"),
         (["--nodes", "100", "--sprt", "elo0=0 elo1=10 alpha=2"], "--sprt: alpha and beta"),
+        (["--nodes", "100", "--sprt", "elo0=nan elo1=10"], "--sprt: elo0 needs a number"),
+        (["--nodes", "100", "--sprt", "elo0=10 elo1=10"], "--sprt: elo1 must be larger"),
+        (["--nodes", "100", "--sprt", "elo0=0 elo1=10 min_pairs=-5"], "min_pairs needs a whole"),
+        (["--nodes", "100", "--sprt", "elo0=0 elo1=10 min_pairs=2.5"], "min_pairs needs a whole"),
+        (["--nodes", "100", "--sprt", "elo0=0 elo1=10 min_pairs=²"], "min_pairs needs a whole"),
+        (["--nodes", "100", "--sprt", "elo0=0 elo1=10 pairs=5"], "--sprt: bad field 'pairs=5'"),
         (["--nodes", "-100"], "--nodes must be a positive number, not -100"),
         (["--depth", "-3"], "--depth must be a positive number, not -3"),
         (["--movetime", "-0.5"], "--movetime must be a positive number, not -0.5"),
@@ -703,8 +711,8 @@ def test_unstartable_engine_is_reported(tmp_path: Path, capsys: pytest.CaptureFi
     assert "cannot start engine" in capsys.readouterr().err
 
 
-def test_sprt_stops_the_match_early(tmp_path: Path) -> None:
-    """A clearly weaker engine is rejected by the SPRT long before the planned game count.
+def broken_engine_match(tmp_path: Path, min_pairs: int) -> dict:
+    """Return the JSON of a 40-game match of a broken engine under an SPRT with min_pairs.
 
     The broken engine fails at its fourth move. From a 2-ply opening that
     loses the game; from an 8-ply opening the 5-move length limit draws it
@@ -716,29 +724,34 @@ def test_sprt_stops_the_match_early(tmp_path: Path) -> None:
     long_lines = [" ".join(opening.moves) for opening in builtin_openings()[:10]]
     book = tmp_path / "book.txt"
     book.write_text("\n".join(short_lines + long_lines) + "\n")
+    folder = tmp_path / f"min-{min_pairs}"
+    folder.mkdir()
     status, summary, _ = run_main(
         [
-            "--engine",
-            fake_engine_spec(tmp_path, "illegal", good_moves=3),
-            "--engine",
-            fake_engine_spec(tmp_path, "good"),
-            "--games",
-            "40",
-            "--concurrency",
-            "2",
-            "--nodes",
-            "1",
-            "--max-moves",
-            "5",
-            "--openings",
-            str(book),
-            "--sprt",
-            "elo0=0 elo1=200 alpha=0.05 beta=0.05",
+            "--engine", fake_engine_spec(tmp_path, "illegal", good_moves=3),
+            "--engine", fake_engine_spec(tmp_path, "good"),
+            "--games", "40", "--concurrency", "2", "--nodes", "1", "--max-moves", "5",
+            "--openings", str(book),
+            "--sprt", f"elo0=0 elo1=200 alpha=0.05 beta=0.05 min_pairs={min_pairs}",
         ],
-        tmp_path,
+        folder,
     )
     assert status == 0
-    assert summary["sprt"]["verdict"] == "H0 accepted"
+    assert summary["sprt"]["verdict"] == "H0 accepted" and summary["sprt"]["min_pairs"] == min_pairs
     assert summary["sprt"]["llr"] <= summary["sprt"]["lower_bound"]
     assert summary["wins"] == 0 and summary["losses"] > 0 and summary["draws"] > 0
+    return summary
+
+
+def test_sprt_stops_the_match_early(tmp_path: Path) -> None:
+    """A clearly weaker engine is rejected by the SPRT long before the planned game count."""
+    summary = broken_engine_match(tmp_path, 0)
     assert summary["games_played"] < 20
+
+
+def test_sprt_waits_for_its_minimum_of_pairs(tmp_path: Path) -> None:
+    """The match with min_pairs=12 decides only at 12 pairs, though its ratio crossed sooner."""
+    alone = broken_engine_match(tmp_path, 0)["sprt"]["pairs_at_verdict"]
+    waited = broken_engine_match(tmp_path, 12)
+    assert alone < 12 <= waited["sprt"]["pairs_at_verdict"]
+    assert waited["games_played"] >= 24

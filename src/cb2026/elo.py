@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from statistics import NormalDist
 
 ELO_SCALE = 400.0
@@ -414,6 +414,10 @@ def sprt_state(
     return sprt_state_from_ratio(llr, alpha, beta)
 
 
+# The fewest pairs after which the runner's SPRT may stop (the reasons are in the text).
+SPRT_MIN_PAIRS = 30
+
+
 def pentanomial_log_likelihood_ratio(counts: Sequence[int], elo0: float, elo1: float) -> float:
     """Return the log-likelihood ratio of H1 (elo1) against H0 (elo0) from pair counts."""
     pairs, mean, variance = pair_scores(counts)
@@ -421,7 +425,12 @@ def pentanomial_log_likelihood_ratio(counts: Sequence[int], elo0: float, elo1: f
 
 
 def pentanomial_sprt(
-    counts: Sequence[int], elo0: float, elo1: float, alpha: float, beta: float
+    counts: Sequence[int], elo0: float, elo1: float, alpha: float, beta: float,
+    min_pairs: int = 0,
 ) -> SprtState:
-    """Return the SPRT log-likelihood ratio, bounds and verdict for pentanomial pair counts."""
-    return sprt_state_from_ratio(pentanomial_log_likelihood_ratio(counts, elo0, elo1), alpha, beta)
+    """Return the SPRT ratio, bounds and verdict for pair counts; no verdict before min_pairs."""
+    llr = pentanomial_log_likelihood_ratio(counts, elo0, elo1)
+    state = sprt_state_from_ratio(llr, alpha, beta)
+    if pair_count(counts) < min_pairs:
+        return replace(state, verdict="continue")
+    return state

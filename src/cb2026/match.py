@@ -31,6 +31,7 @@ import chess
 import chess.engine
 
 from cb2026.elo import (
+    SPRT_MIN_PAIRS,
     EloEstimate,
     PairReport,
     SprtState,
@@ -164,12 +165,13 @@ def seat_colors(task: GameTask) -> dict[chess.Color, int]:
 
 @dataclass(frozen=True)
 class SprtSettings:
-    """The hypotheses (Elo difference under H0 and H1) and error rates of an SPRT."""
+    """The hypotheses (Elo difference under H0 and H1), error rates and minimum of an SPRT."""
 
     elo0: float
     elo1: float
     alpha: float = 0.05
     beta: float = 0.05
+    min_pairs: int = SPRT_MIN_PAIRS
 
 
 @dataclass(frozen=True)
@@ -380,7 +382,9 @@ class MatchState:
             return None
         if self.sprt_verdict is not None:
             return self.sprt_verdict
-        return pentanomial_sprt(self.pentanomial(), test.elo0, test.elo1, test.alpha, test.beta)
+        return pentanomial_sprt(
+            self.pentanomial(), test.elo0, test.elo1, test.alpha, test.beta, test.min_pairs
+        )
 
 
 def progress_line(state: MatchState) -> str:
@@ -644,7 +648,8 @@ def result_lines(state: MatchState) -> list[str]:
     if sprt is not None and test is not None:
         lines.append(
             f"SPRT (elo0={test.elo0:g}, elo1={test.elo1:g}, alpha={test.alpha:g},"
-            f" beta={test.beta:g}): LLR {sprt.llr:.2f}, bounds [{sprt.lower_bound:.2f},"
+            f" beta={test.beta:g}, min_pairs={test.min_pairs}): LLR {sprt.llr:.2f}, bounds"
+            f" [{sprt.lower_bound:.2f},"
             f" {sprt.upper_bound:.2f}] - {sprt.verdict}"
         )
     return lines
@@ -850,22 +855,40 @@ def match_summary(
     }
 
 
+SPRT_FIELDS = ("elo0", "elo1", "alpha", "beta", "min_pairs")
+
+
+def sprt_field(key: str, value: str) -> float:
+    """Return the value of one --sprt field: a finite number, for min_pairs a whole one."""
+    if key == "min_pairs":
+        if not (value.isascii() and value.isdecimal()):
+            raise ValueError(f"--sprt: min_pairs needs a whole number of pairs, not {value!r}")
+        return int(value)
+    try:
+        number = float(value)
+    except ValueError:
+        number = math.nan
+    if not math.isfinite(number):
+        raise ValueError(f"--sprt: {key} needs a number, not {value!r}")
+    return number
+
+
 def parse_sprt(text: str) -> SprtSettings:
-    """Return the SPRT settings of "elo0=0 elo1=20 alpha=0.05 beta=0.05"."""
-    values = {"alpha": 0.05, "beta": 0.05}
+    """Return the SPRT settings of "elo0=0 elo1=20 alpha=0.05 beta=0.05 min_pairs=30"."""
+    values: dict[str, float] = {"alpha": 0.05, "beta": 0.05, "min_pairs": SPRT_MIN_PAIRS}
     for token in text.split():
         key, separator, value = token.partition("=")
-        if not separator or key not in ("elo0", "elo1", "alpha", "beta"):
-            raise ValueError(f"--sprt: bad field {token!r} (use elo0, elo1, alpha, beta)")
-        try:
-            values[key] = float(value)
-        except ValueError:
-            raise ValueError(f"--sprt: {key} needs a number, not {value!r}") from None
+        if not separator or key not in SPRT_FIELDS:
+            raise ValueError(f"--sprt: bad field {token!r} (use {', '.join(SPRT_FIELDS)})")
+        values[key] = sprt_field(key, value)
     if "elo0" not in values or "elo1" not in values:
         raise ValueError("--sprt needs elo0 and elo1")
+    if not values["elo0"] < values["elo1"]:
+        raise ValueError("--sprt: elo1 must be larger than elo0")
     if not (0 < values["alpha"] < 1 and 0 < values["beta"] < 1):
         raise ValueError("--sprt: alpha and beta are error rates between 0 and 1")
-    return SprtSettings(values["elo0"], values["elo1"], values["alpha"], values["beta"])
+    return SprtSettings(values["elo0"], values["elo1"], values["alpha"], values["beta"],
+                        int(values["min_pairs"]))
 
 
 def probe_engines(specs: tuple[EngineSpec, EngineSpec]) -> dict[str, str]:
@@ -915,7 +938,9 @@ def add_adjudication_arguments(parser: argparse.ArgumentParser) -> None:
 def add_output_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the options for the SPRT, the output files and the progress line."""
     parser.add_argument(
-        "--sprt", help='stop early on an SPRT verdict: "elo0=0 elo1=20 alpha=0.05 beta=0.05"'
+        "--sprt",
+        help='stop early on an SPRT verdict: "elo0=0 elo1=20 alpha=0.05 beta=0.05", optionally'
+        f' "min_pairs=N" (no stop before N pairs; default {SPRT_MIN_PAIRS})'
     )
     parser.add_argument("--pgn", type=Path, help="write all games to this PGN file")
     parser.add_argument(
