@@ -172,6 +172,7 @@ def test_pgn_of_a_game_from_a_fen() -> None:
 # A tiny UCI engine that plays its first legal move instantly, then misbehaves
 # after `good_moves` moves: "illegal" sends an illegal move, "crash" exits,
 # "hang" never answers, "slow" answers after `delay` seconds, "good" never fails.
+# It declares a Hash option (default 7 MB) and ignores what it is set to.
 FAKE_ENGINE_SOURCE = """
 import sys
 import time
@@ -210,6 +211,7 @@ for line in sys.stdin:
         continue
     if words[0] == "uci":
         say("id name fake-" + mode)
+        say("option name Hash type spin default 7 min 1 max 64")
         say("uciok")
     elif words[0] == "isready":
         say("readyok")
@@ -729,7 +731,7 @@ def broken_engine_match(tmp_path: Path, min_pairs: int) -> dict:
     status, summary, _ = run_main(
         [
             "--engine", fake_engine_spec(tmp_path, "illegal", good_moves=3),
-            "--engine", fake_engine_spec(tmp_path, "good"),
+            "--engine", fake_engine_spec(tmp_path, "good") + " option.Hash=3",
             "--games", "40", "--concurrency", "2", "--nodes", "1", "--max-moves", "5",
             "--openings", str(book),
             "--sprt", f"elo0=0 elo1=200 alpha=0.05 beta=0.05 min_pairs={min_pairs}",
@@ -747,6 +749,8 @@ def test_sprt_stops_the_match_early(tmp_path: Path) -> None:
     """A clearly weaker engine is rejected by the SPRT long before the planned game count."""
     summary = broken_engine_match(tmp_path, 0)
     assert summary["games_played"] < 20
+    # The table sizes: the engine's declared default (7), and the size set for the match.
+    assert [engine["hash_mb"] for engine in summary["engines"]] == [7, 3]
 
 
 def test_sprt_waits_for_its_minimum_of_pairs(tmp_path: Path) -> None:

@@ -682,15 +682,20 @@ def machine_info() -> dict[str, object]:
 
 
 def engine_summary(
-    spec: EngineSpec, engine_ids: dict[str, str], results: list[GameResult], engine: int
+    spec: EngineSpec,
+    probed: dict[str, dict[str, object]],
+    results: list[GameResult],
+    engine: int,
 ) -> dict[str, object]:
     """Return the JSON description of one engine (0 = first), with its search reports."""
+    reports = [engine_reports(result, engine) for result in results]
     return {
         "name": spec.name,
         "command": list(spec.command),
         "options": spec.options,
-        "id_name": engine_ids.get(spec.name),
-    } | search_summary([engine_reports(result, engine) for result in results])
+        "id_name": None,
+        "hash_mb": None,
+    } | probed.get(spec.name, {}) | search_summary(reports)
 
 
 def elo_summary(estimate: EloEstimate) -> dict[str, object]:
@@ -814,7 +819,8 @@ def openings_summary(state: MatchState) -> dict[str, object]:
 
 
 def match_summary(
-    state: MatchState, engine_ids: dict[str, str], started: datetime.datetime, wall: float
+    state: MatchState, probed: dict[str, dict[str, object]], started: datetime.datetime,
+    wall: float,
 ) -> dict[str, object]:
     """Return everything a book chapter needs to render the match without recomputing it."""
     settings = state.settings
@@ -825,7 +831,7 @@ def match_summary(
         "event": settings.event,
         "date": started.isoformat(timespec="seconds"),
         "engines": [
-            engine_summary(spec, engine_ids, state.results, engine)
+            engine_summary(spec, probed, state.results, engine)
             for engine, spec in enumerate(settings.engines)
         ],
         "limits": limits,
@@ -891,16 +897,20 @@ def parse_sprt(text: str) -> SprtSettings:
                         int(values["min_pairs"]))
 
 
-def probe_engines(specs: tuple[EngineSpec, EngineSpec]) -> dict[str, str]:
-    """Return each engine's UCI "id name", starting it once to check command and options."""
-    engine_ids: dict[str, str] = {}
+def probe_engines(specs: tuple[EngineSpec, EngineSpec]) -> dict[str, dict[str, object]]:
+    """Return each engine's UCI "id name" and Hash megabytes, starting it once to check it."""
+    probed: dict[str, dict[str, object]] = {}
     for spec in specs:
         engine = open_engine(spec)
         try:
-            engine_ids[spec.name] = engine.id.get("name", "")
+            declared = engine.options.get("Hash")
+            default = declared.default if declared is not None else None
+            # The size the match sets, else the engine's own; None for an engine without one.
+            hash_mb = spec.options.get("Hash", default)
+            probed[spec.name] = {"id_name": engine.id.get("name", ""), "hash_mb": hash_mb}
         finally:
             close_engine(engine)
-    return engine_ids
+    return probed
 
 
 def add_limit_arguments(parser: argparse.ArgumentParser) -> None:
@@ -1111,7 +1121,7 @@ def main(arguments: list[str] | None = None) -> int:
     if (note := clock_load_note(settings, os.cpu_count() or 1)) is not None:
         print(note, file=sys.stderr)
     try:
-        engine_ids = probe_engines(settings.engines)
+        probed = probe_engines(settings.engines)
     # Any start-up failure (missing command, unknown option) is reported, not raised.
     except Exception as error:
         print(f"match: cannot start engine: {error}", file=sys.stderr)
@@ -1123,7 +1133,7 @@ def main(arguments: list[str] | None = None) -> int:
     for line in result_lines(state):
         print(line)
     print(f"Wall time: {wall:.1f}s ({wall / max(len(state.results), 1):.2f}s per game)")
-    write_outputs(state, match_summary(state, engine_ids, started, wall))
+    write_outputs(state, match_summary(state, probed, started, wall))
     for error in state.errors:
         print(f"match: runner error: {error}", file=sys.stderr)
     if state.aborted:
