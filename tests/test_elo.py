@@ -8,6 +8,7 @@ import statistics
 import pytest
 
 from cb2026.elo import (
+    SPRT_MIN_PAIRS,
     elo_estimate,
     elo_from_score,
     format_elo,
@@ -304,6 +305,19 @@ def test_pentanomial_sprt_decides() -> None:
     assert pentanomial_sprt([200, 0, 0, 0, 0], 0, 10, 0.05, 0.05).verdict == "H0 accepted"
     assert pentanomial_sprt([0, 0, 200, 0, 0], 0, 10, 0.05, 0.05).verdict == "H0 accepted"
     assert pentanomial_sprt([0, 0, 0, 0, 3], 0, 10, 0.05, 0.05).verdict == "continue"
+
+
+def test_pentanomial_sprt_waits_for_its_minimum() -> None:
+    """Below min_pairs the verdict is "continue" however far the ratio is past a bound."""
+    for counts, verdict in (([0, 1, 2, 5, 21], "H1 accepted"), ([20, 8, 0, 0, 1], "H0 accepted")):
+        wald = pentanomial_sprt(counts, 0, 20, 0.05, 0.05)
+        assert wald.verdict == verdict and sum(counts) == SPRT_MIN_PAIRS - 1
+        waiting = pentanomial_sprt(counts, 0, 20, 0.05, 0.05, min_pairs=SPRT_MIN_PAIRS)
+        assert waiting.verdict == "continue" and waiting.llr == wald.llr
+        one_more = [*counts[:-1], counts[-1] + 1] if verdict == "H1 accepted" else [
+            counts[0] + 1, *counts[1:]]
+        decided = pentanomial_sprt(one_more, 0, 20, 0.05, 0.05, min_pairs=SPRT_MIN_PAIRS)
+        assert decided.verdict == verdict
 
 
 def test_pair_report() -> None:

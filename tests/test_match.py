@@ -19,12 +19,12 @@ import chess.pgn
 import pytest
 
 import cb2026
-from cb2026.elo import pair_category
+from cb2026.elo import SPRT_MIN_PAIRS, pair_category
 from cb2026.game import (
     Adjudication,
     GameEnd,
+    GameLimits,
     GameRecord,
-    Limits,
     MoveReport,
     charge_clock,
     draw_end,
@@ -129,7 +129,7 @@ def test_rules_end_waits_for_draws_on_the_board() -> None:
 
 def test_clock_flags_only_beyond_the_margin() -> None:
     """Overrunning by less than the margin is tolerated; the increment is added after."""
-    limits = Limits(base_seconds=1.0, increment_seconds=0.5, time_margin_seconds=0.1)
+    limits = GameLimits(base_seconds=1.0, increment_seconds=0.5, time_margin_seconds=0.1)
     clocks = {chess.WHITE: 1.0, chess.BLACK: 1.0}
     assert charge_clock(clocks, chess.WHITE, 1.05, limits) is None
     assert clocks[chess.WHITE] == pytest.approx(0.45)
@@ -144,13 +144,13 @@ def test_time_control_parsing_and_limits() -> None:
     for bad in ("0+1", "abc", "10+x", "inf", "10+-1"):
         with pytest.raises(ValueError, match="invalid time control"):
             parse_time_control(bad)
-    limits = Limits(base_seconds=10.0, increment_seconds=0.1)
+    limits = GameLimits(base_seconds=10.0, increment_seconds=0.1)
     assert time_control_header(limits) == "10+0.1"
-    assert time_control_header(Limits(nodes=1000)) == "-"
+    assert time_control_header(GameLimits(nodes=1000)) == "-"
     limit = engine_limit(limits, {chess.WHITE: 9.5, chess.BLACK: -0.05})
     assert (limit.white_clock, limit.white_inc, limit.black_inc) == (9.5, 0.1, 0.1)
     assert limit.black_clock > 0
-    assert engine_limit(Limits(nodes=500), {}).nodes == 500
+    assert engine_limit(GameLimits(nodes=500), {}).nodes == 500
 
 
 def test_pgn_of_a_game_from_a_fen() -> None:
@@ -172,6 +172,7 @@ def test_pgn_of_a_game_from_a_fen() -> None:
 # A tiny UCI engine that plays its first legal move instantly, then misbehaves
 # after `good_moves` moves: "illegal" sends an illegal move, "crash" exits,
 # "hang" never answers, "slow" answers after `delay` seconds, "good" never fails.
+# It declares a Hash option (default 7 MB) and ignores what it is set to.
 FAKE_ENGINE_SOURCE = """
 import sys
 import time
@@ -210,6 +211,7 @@ for line in sys.stdin:
         continue
     if words[0] == "uci":
         say("id name fake-" + mode)
+        say("option name Hash type spin default 7 min 1 max 64")
         say("uciok")
     elif words[0] == "isready":
         say("readyok")
@@ -269,6 +271,8 @@ def test_sprt_parsing_and_schedule() -> None:
     """SPRT fields parse; each pair plays its own opening twice with colours swapped."""
     test = parse_sprt("elo0=0 elo1=10 alpha=0.05 beta=0.1")
     assert (test.elo0, test.elo1, test.alpha, test.beta) == (0, 10, 0.05, 0.1)
+    assert test.min_pairs == SPRT_MIN_PAIRS
+    assert parse_sprt("elo0=0 elo1=10 min_pairs=0").min_pairs == 0
     tasks = [task for pair in build_pairs(builtin_openings()[:2]) for task in pair.games()]
     assert [task.index for task in tasks] == [0, 1, 2, 3]
     assert [task.first_plays_white for task in tasks] == [True, False, True, False]
@@ -319,6 +323,15 @@ def test_completed_depth_comes_from_the_line_that_supports_the_move() -> None:
         "score": -15,
         "pv": "a2a3",
     }
+
+
+def test_info_numbers_are_ascii_digits_only() -> None:
+    """Digits that are not UCI's (superscripts, Arabic-Indic, '+', '_') are not read as numbers."""
+    line = "info depth ² seldepth ٣ nodes 1_000 hashfull +5 score cp ٣ pv e2e4"
+    assert parse_info_line(line) == {"pv": "e2e4"}
+    assert parse_info_line("info depth 7 score mate -2 nodes 40 pv e2e4")["score"] == -100_000 + 2
+    assert "score" not in parse_info_line("info score cp -- pv e2e4")
+    assert "score" not in parse_info_line("info score cp +15 pv e2e4")
 
 
 def test_real_match_cb2026_against_itself(tmp_path: Path) -> None:
@@ -456,6 +469,12 @@ def test_an_opening_file_too_small_for_the_match_is_refused(
         (["--tc", "0+0.1"], "--tc: invalid time control '0+0.1'"),
         (["--nodes", "100", "--sprt", "elo0=x elo1=10"], "--sprt: elo0 needs a number, not 'x'"),
         (["--nodes", "100", "--sprt", "elo0=0 elo1=10 alpha=2"], "--sprt: alpha and beta"),
+        (["--nodes", "100", "--sprt", "elo0=nan elo1=10"], "--sprt: elo0 needs a number"),
+        (["--nodes", "100", "--sprt", "elo0=10 elo1=10"], "--sprt: elo1 must be larger"),
+        (["--nodes", "100", "--sprt", "elo0=0 elo1=10 min_pairs=-5"], "min_pairs needs a whole"),
+        (["--nodes", "100", "--sprt", "elo0=0 elo1=10 min_pairs=2.5"], "min_pairs needs a whole"),
+        (["--nodes", "100", "--sprt", "elo0=0 elo1=10 min_pairs=²"], "min_pairs needs a whole"),
+        (["--nodes", "100", "--sprt", "elo0=0 elo1=10 pairs=5"], "--sprt: bad field 'pairs=5'"),
         (["--nodes", "-100"], "--nodes must be a positive number, not -100"),
         (["--depth", "-3"], "--depth must be a positive number, not -3"),
         (["--movetime", "-0.5"], "--movetime must be a positive number, not -0.5"),
@@ -514,13 +533,19 @@ def played_games(summary: dict, games: list[chess.pgn.Game]) -> list[tuple]:
     ]
 
 
+def reference_run(tmp_path: Path, other: str) -> tuple[dict, list[chess.pgn.Game], Path]:
+    """Play six games in one go in a folder of their own; return them and a folder `other`."""
+    plain_folder, other_folder = tmp_path / "plain", tmp_path / other
+    plain_folder.mkdir()
+    other_folder.mkdir()
+    status, summary, games = run_main(cb2026_pair_arguments(6), plain_folder)
+    assert status == 0
+    return summary, games, other_folder
+
+
 def test_resumed_match_equals_a_straight_run(tmp_path: Path) -> None:
     """Two games, then --resume to six: the same games as six games in one go."""
-    straight_folder, resumed_folder = tmp_path / "straight", tmp_path / "resumed"
-    straight_folder.mkdir()
-    resumed_folder.mkdir()
-    status, straight, straight_games = run_main(cb2026_pair_arguments(6), straight_folder)
-    assert status == 0
+    straight, straight_games, resumed_folder = reference_run(tmp_path, "resumed")
     status, first_part, _ = run_main(cb2026_pair_arguments(2), resumed_folder)
     assert status == 0 and first_part["games_played"] == 2
     journal = journal_path(resumed_folder / "result.json").read_text().splitlines()
@@ -571,11 +596,7 @@ def test_dask_cluster_plays_the_same_games(tmp_path: Path) -> None:
     """Three pairs sent as tasks to two Dask worker processes give the local run's games."""
     # A plain import: Dask is in the test extra, and a skip would hide a broken cluster path.
     import distributed
-    local_folder, cluster_folder = tmp_path / "local", tmp_path / "cluster"
-    local_folder.mkdir()
-    cluster_folder.mkdir()
-    status, local, local_games = run_main(cb2026_pair_arguments(6), local_folder)
-    assert status == 0
+    local, local_games, cluster_folder = reference_run(tmp_path, "cluster")
     with distributed.LocalCluster(
         n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
     ) as cluster:
@@ -692,8 +713,8 @@ def test_unstartable_engine_is_reported(tmp_path: Path, capsys: pytest.CaptureFi
     assert "cannot start engine" in capsys.readouterr().err
 
 
-def test_sprt_stops_the_match_early(tmp_path: Path) -> None:
-    """A clearly weaker engine is rejected by the SPRT long before the planned game count.
+def broken_engine_match(tmp_path: Path, min_pairs: int) -> dict:
+    """Return the JSON of a 40-game match of a broken engine under an SPRT with min_pairs.
 
     The broken engine fails at its fourth move. From a 2-ply opening that
     loses the game; from an 8-ply opening the 5-move length limit draws it
@@ -705,29 +726,36 @@ def test_sprt_stops_the_match_early(tmp_path: Path) -> None:
     long_lines = [" ".join(opening.moves) for opening in builtin_openings()[:10]]
     book = tmp_path / "book.txt"
     book.write_text("\n".join(short_lines + long_lines) + "\n")
+    folder = tmp_path / f"min-{min_pairs}"
+    folder.mkdir()
     status, summary, _ = run_main(
         [
-            "--engine",
-            fake_engine_spec(tmp_path, "illegal", good_moves=3),
-            "--engine",
-            fake_engine_spec(tmp_path, "good"),
-            "--games",
-            "40",
-            "--concurrency",
-            "2",
-            "--nodes",
-            "1",
-            "--max-moves",
-            "5",
-            "--openings",
-            str(book),
-            "--sprt",
-            "elo0=0 elo1=200 alpha=0.05 beta=0.05",
+            "--engine", fake_engine_spec(tmp_path, "illegal", good_moves=3),
+            "--engine", fake_engine_spec(tmp_path, "good") + " option.Hash=3",
+            "--games", "40", "--concurrency", "2", "--nodes", "1", "--max-moves", "5",
+            "--openings", str(book),
+            "--sprt", f"elo0=0 elo1=200 alpha=0.05 beta=0.05 min_pairs={min_pairs}",
         ],
-        tmp_path,
+        folder,
     )
     assert status == 0
-    assert summary["sprt"]["verdict"] == "H0 accepted"
+    assert summary["sprt"]["verdict"] == "H0 accepted" and summary["sprt"]["min_pairs"] == min_pairs
     assert summary["sprt"]["llr"] <= summary["sprt"]["lower_bound"]
     assert summary["wins"] == 0 and summary["losses"] > 0 and summary["draws"] > 0
+    return summary
+
+
+def test_sprt_stops_the_match_early(tmp_path: Path) -> None:
+    """A clearly weaker engine is rejected by the SPRT long before the planned game count."""
+    summary = broken_engine_match(tmp_path, 0)
     assert summary["games_played"] < 20
+    # The table sizes: the engine's declared default (7), and the size set for the match.
+    assert [engine["hash_mb"] for engine in summary["engines"]] == [7, 3]
+
+
+def test_sprt_waits_for_its_minimum_of_pairs(tmp_path: Path) -> None:
+    """The match with min_pairs=12 decides only at 12 pairs, though its ratio crossed sooner."""
+    alone = broken_engine_match(tmp_path, 0)["sprt"]["pairs_at_verdict"]
+    waited = broken_engine_match(tmp_path, 12)
+    assert alone < 12 <= waited["sprt"]["pairs_at_verdict"]
+    assert waited["games_played"] >= 24

@@ -93,6 +93,23 @@ def switched_off(
 SELF_PLAY_NODES = 8_000
 SELF_PLAY_CLOCK = "2+0.02"
 
+# Buckets only matter when one search stores more results than the table has slots, and the
+# engine's smallest table (Hash 1, the least UCI's spin option allows) holds 2**20 / 16 =
+# 65,536 entries. A first match at 10,000 nodes filled 1.7 % of it per search (hashfull in the
+# later half of its games, 8,400 nodes used a move): 0.13 stored results a node, and buckets
+# had nothing to do. The rate falls as searches grow, since more of their positions are
+# transpositions: in a trial of the compiled engine from an empty 1 MB table on positions at
+# ply 41 of the suite's games, a limit of 1,000,000 nodes (500,000-800,000 used, as the last
+# iteration stops) gave hashfull 56-70 % with buckets and 46-55 % without, about 0.07 stored
+# results a node. At 1,500,000 nodes a search stores some 1.5 results per slot: a table of
+# one slot per key is then about 1 - e**-1.5 = 78 % full of the search's own entries, and
+# buckets decide which results survive. A functional trial of this experiment (2 games cut
+# at move 9, so opening positions) gave hashfull 89 % a search with buckets, 78 % without.
+# Each move costs up to 7.5 s at the compiled engine's 200,000 nodes per second; see
+# `estimated_hours` for the whole match (`--list` prints it).
+BUCKET_HASH_MB = 1
+BUCKET_NODES = 1_500_000
+
 EXPERIMENTS: dict[str, list[Experiment]] = {
     "stage-05-alphabeta": [
         switched_off("Ordering", nodes(SELF_PLAY_NODES), 1000),
@@ -115,13 +132,29 @@ EXPERIMENTS: dict[str, list[Experiment]] = {
         switched_off("TT", nodes(SELF_PLAY_NODES), 1000),
         switched_off("TT", clock(SELF_PLAY_CLOCK), 300),
     ],
-    # Buckets only matter when one search overfills the table. The smallest table UCI allows
-    # (1 MB) is still far from that at this budget: chapter 8.1 shows it from the games'
-    # hashfull and the pairs that were the same game twice.
     "stage-08.1-tt-buckets": [
-        switched_off("Buckets", nodes(10_000), 400, both=("option.Hash=1",)),
+        # The match chapter 8.1 shows now: a table that never fills (see above).
+        switched_off("Buckets", nodes(10_000), 400, both=(f"option.Hash={BUCKET_HASH_MB}",)),
+        # The same under pressure, for the chapter to show when it has been played.
+        Experiment("buckets-full", ("self", "option.Buckets=false"), nodes(BUCKET_NODES), 400,
+                   both=(f"option.Hash={BUCKET_HASH_MB}",)),
     ],
 }
+
+
+# For the running-time estimate of a fixed-node match: the compiled engine's search speed on
+# one core, and the plies of a game under ADJUDICATION (114 in the 10,000-node bucket match).
+COMPILED_NODES_PER_SECOND = 200_000
+PLIES_PER_GAME = 114
+
+
+def estimated_hours(experiment: Experiment) -> float | None:
+    """Return the most hours a fixed-node match can take (all its games, every node), or None."""
+    if experiment.on_clock:
+        return None
+    budget = int(experiment.limits[experiment.limits.index("--nodes") + 1])
+    seconds_per_game = budget * PLIES_PER_GAME / COMPILED_NODES_PER_SECOND
+    return seconds_per_game * experiment.games / concurrency(experiment) / 3600
 
 
 def engine_command(stage: str) -> str:
@@ -217,7 +250,10 @@ def main() -> int:
         parser.error(f"no experiment named {options.only!r} at {options.stage}")
     if options.list:
         for experiment in experiments:
-            print(experiment.name, " ".join(experiment.limits), experiment.sprt or "no SPRT")
+            hours = estimated_hours(experiment)
+            print(experiment.name, " ".join(experiment.limits), " ".join(experiment.both),
+                  experiment.sprt or "no SPRT", f"at most {experiment.games} games",
+                  "" if hours is None else f"(at most {hours:.1f} h)")
         return 0
     _folder, build = engine_folder(PLAYING_STAGE.get(options.stage, options.stage), ROOT)
     allow_load = options.allow_load

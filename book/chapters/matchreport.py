@@ -22,24 +22,73 @@ def load_match(path: Path, command: str) -> dict:
     return match
 
 
+# An interval from fewer pairs than this is called rough: the normal approximation behind it
+# is commonly trusted from about 30 samples on, and the runner's SPRT waits as long before it
+# may stop (SPRT_MIN_PAIRS, chapter 7.1).
+ROUGH_PAIRS = 30
+
+
 def signed(value: float | None, unbounded: str) -> str:
     """Return an Elo figure with its sign, or `unbounded` for an open end."""
     return unbounded if value is None else f"{value:+.0f}"
 
 
-def interval_text(elo: dict) -> str:
-    """Return an Elo estimate with its 95 % interval, as the runner stored it."""
+def rough_note(pairs: int) -> str:
+    """Return " (rough: N pairs)" for an interval from fewer than ROUGH_PAIRS pairs, else ""."""
+    return f" (rough: {pairs} pairs)" if pairs < ROUGH_PAIRS else ""
+
+
+def interval_text(elo: dict, pairs: int | None = None) -> str:
+    """Return an Elo estimate with its 95 % interval, rough when `pairs` are few."""
     return (f"{signed(elo['difference'], 'n/a')} "
-            f"[{signed(elo['lower'], '-inf')}, {signed(elo['upper'], '+inf')}]")
+            f"[{signed(elo['lower'], '-inf')}, {signed(elo['upper'], '+inf')}]"
+            + ("" if pairs is None else rough_note(pairs)))
 
 
 def limits_text(match: dict) -> str:
-    """Return the search limits and the table size the match was played with."""
+    """Return the search limits the match was played with."""
     limits = match["limits"]
-    text = f"{limits['nodes']:,} nodes per move" if limits["nodes"] else limits["description"]
-    sizes = {engine["options"].get("Hash") for engine in match["engines"]}
-    sizes.discard(None)
-    return text + (f", Hash {', '.join(map(str, sorted(sizes)))} MB" if sizes else "")
+    return f"{limits['nodes']:,} nodes per move" if limits["nodes"] else limits["description"]
+
+
+def hash_text(engine: dict) -> str:
+    """Return the size of one engine's hash table: set for the match, or its default."""
+    chosen = engine["options"].get("Hash")
+    # The runner asks the engine for its size; of an older file only a size set is known.
+    size = engine.get("hash_mb", chosen)
+    if size is None:
+        return "its default size" if engine.get("hashfull", {}).get("moves") else "no table"
+    return f"{size} MB" + (" (set for the match)" if chosen is not None else " (its default)")
+
+
+def conditions_text(match: dict) -> str:
+    """Return how loaded the machine was, and whether the limits let load change the games."""
+    conditions = match.get("conditions")
+    if conditions is None:
+        return "not recorded"
+    text = (f"{'quiet' if conditions['quiet'] else 'NOT quiet'}: 1-minute load average "
+            f"{conditions['load_before']} before, {conditions['load_after']} after "
+            f"(limit {conditions['load_limit']} before)")
+    if match["limits"]["nodes"]:
+        text += "; at fixed nodes load does not change the games"
+    return text
+
+
+def sprt_decided(match: dict) -> bool:
+    """Return True if an SPRT stopped the match with a verdict."""
+    return (match.get("sprt") or {}).get("verdict", "continue") != "continue"
+
+
+def games_text(match: dict) -> str:
+    """Return the games and pairs played, and what ended the match: the SPRT or the cap."""
+    played, planned = match["games_played"], match["games_planned"]
+    text = f"{played} ({sum(match['pentanomial'])})"
+    if sprt_decided(match):
+        return text + f", stopped by the SPRT (cap {planned})"
+    if played >= planned:
+        return text + (f", capped at {planned} before the SPRT decided" if match.get("sprt")
+                       else ", as planned")
+    return text + f" of {planned} planned"
 
 
 def sprt_text(match: dict) -> str | None:
@@ -47,9 +96,11 @@ def sprt_text(match: dict) -> str | None:
     sprt = match.get("sprt")
     if not sprt:
         return None
+    minimum = f", min_pairs = {sprt['min_pairs']}" if "min_pairs" in sprt else ""
+    at = f" after {sprt['pairs_at_verdict']} pairs" if sprt.get("pairs_at_verdict") else ""
     return (f"elo0 = {sprt['elo0']:g}, elo1 = {sprt['elo1']:g}, alpha = {sprt['alpha']:g}, "
-            f"beta = {sprt['beta']:g}: LLR {sprt['llr']:.2f} in "
-            f"[{sprt['lower_bound']:.2f}, {sprt['upper_bound']:.2f}], {sprt['verdict']}")
+            f"beta = {sprt['beta']:g}{minimum}: LLR {sprt['llr']:.2f} in "
+            f"[{sprt['lower_bound']:.2f}, {sprt['upper_bound']:.2f}], {sprt['verdict']}{at}")
 
 
 def search_text(engine: dict) -> str:
@@ -70,29 +121,35 @@ def match_table(match: dict, command: str) -> str:
     first, second = match["engines"]
     elo = match["elo"]
     counts = match["pentanomial"]
+    sprt = sprt_text(match)
+    # An SPRT that stopped the match decided how long it ran: its verdict comes first.
+    leading = [("SPRT", sprt)] if sprt and sprt_decided(match) else []
     rows = [
         ("engines", f"{first['name']} vs {second['name']}"),
+        *leading,
         ("limits", limits_text(match)),
+        ("hash table", "; ".join(f"{engine['name']} {hash_text(engine)}"
+                                 for engine in (first, second))),
         ("openings", f"{match['openings']['source']}, one per pair"),
-        ("games (pairs)", f"{match['games_played']} ({sum(counts)})"),
+        ("games (pairs)", games_text(match)),
         (f"wins / losses / draws for {first['name']}",
          f"{match['wins']} / {match['losses']} / {match['draws']}"),
         ("pairs scoring 0, ½, 1, 1½, 2", " / ".join(map(str, counts))),
         ("pairs whose two games have the same moves",
          f"{match['pairs_with_same_moves']} of {sum(counts)}"),
-        ("Elo, 95 % interval (pairs)", interval_text(elo)),
+        ("Elo, 95 % interval (pairs)", interval_text(elo, sum(counts))),
         ("LOS", "n/a" if elo["los"] is None else f"{elo['los']:.1%}"),
         ("draw ratio", f"{elo['draw_ratio']:.1%}"),
         ("Elo, games counted singly", interval_text(match["elo_games_counted_singly"])),
     ]
-    sprt = sprt_text(match)
-    if sprt:
+    if sprt and not leading:
         rows.append(("SPRT", sprt))
     rows += [(f"{engine['name']} searched", search_text(engine)) for engine in (first, second)]
     machine = match["machine"]
     rows += [
         ("machine", f"{machine['cpu_model']}, {machine['cpu_count']} cores, "
                     f"Python {machine['python']}"),
+        ("load", conditions_text(match)),
         ("wall time", f"{match['wall_seconds'] / 60:.0f} min, "
                       f"{match['concurrency']} {'pair' if match['concurrency'] == 1 else 'pairs'}"
                       f" at once"),
@@ -101,23 +158,30 @@ def match_table(match: dict, command: str) -> str:
     return "| | |\n|---|---|\n" + "\n".join(f"| {key} | {value} |" for key, value in rows)
 
 
-def verdict(match: dict) -> str:
-    """Return what the match shows about the first engine, as its interval and SPRT allow."""
+def interval_finding(match: dict) -> str:
+    """Return what the 95 % interval of the pairs says about the first engine."""
     elo = match["elo"]
-    sprt = match.get("sprt") or {}
+    interval = "the whole 95 % interval" + rough_note(sum(match["pentanomial"]))
     if elo["lower"] is not None and elo["lower"] > 0:
-        found = "the whole 95 % interval lies above zero: the gain is resolved"
-    elif elo["upper"] is not None and elo["upper"] < 0:
-        found = "the whole 95 % interval lies below zero: the engine is weaker with it"
-    else:
-        found = "the 95 % interval includes zero: not resolved"
-    if sprt.get("verdict") == "H1 accepted":
-        found += (f"; the SPRT accepted H1: the games favour a difference of "
-                  f"{sprt['elo1']:+g} Elo over one of {sprt['elo0']:+g}")
-    elif sprt.get("verdict") == "H0 accepted":
-        found += (f"; the SPRT accepted H0: the games favour a difference of "
-                  f"{sprt['elo0']:+g} Elo over one of {sprt['elo1']:+g}")
-    return found
+        return f"{interval} lies above zero: the gain is resolved"
+    if elo["upper"] is not None and elo["upper"] < 0:
+        return f"{interval} lies below zero: the engine is weaker with it"
+    return "the 95 % interval" + rough_note(sum(match["pentanomial"])) + (
+        " includes zero: not resolved")
+
+
+def verdict(match: dict) -> str:
+    """Return what the match shows about the first engine, as its SPRT and interval allow."""
+    found = interval_finding(match)
+    if not sprt_decided(match):
+        return found
+    sprt = match["sprt"]
+    accepted, rejected = ((sprt["elo1"], sprt["elo0"]) if sprt["verdict"] == "H1 accepted"
+                          else (sprt["elo0"], sprt["elo1"]))
+    at = f" at pair {sprt['pairs_at_verdict']}" if sprt.get("pairs_at_verdict") else ""
+    # The SPRT decided the match, so its verdict leads.
+    return (f"the SPRT stopped the match{at}, {sprt['verdict']}: the games favour a "
+            f"difference of {accepted:+g} Elo over one of {rejected:+g}; {found}")
 
 
 def assert_searched(match: dict) -> None:

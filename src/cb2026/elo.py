@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from statistics import NormalDist
 
 ELO_SCALE = 400.0
@@ -79,6 +79,15 @@ def score_variance(wins: int, losses: int, draws: int) -> float:
     return squared_deviations / games
 
 
+def game_scores(wins: int, losses: int, draws: int) -> tuple[int, float, float]:
+    """Return the games, A's mean score and the variance of one game's score (see above)."""
+    return (
+        game_count(wins, losses, draws),
+        score_fraction(wins, losses, draws),
+        score_variance(wins, losses, draws),
+    )
+
+
 @dataclass(frozen=True)
 class EloEstimate:
     """An Elo difference with the bounds of its confidence interval."""
@@ -128,12 +137,8 @@ def elo_estimate(
     wins: int, losses: int, draws: int, confidence: float = DEFAULT_CONFIDENCE
 ) -> EloEstimate:
     """Return the Elo difference with a confidence interval from a W/L/D record."""
-    return estimate_from_scores(
-        score_fraction(wins, losses, draws),
-        score_variance(wins, losses, draws),
-        game_count(wins, losses, draws),
-        confidence,
-    )
+    games, mean, variance = game_scores(wins, losses, draws)
+    return estimate_from_scores(mean, variance, games, confidence)
 
 
 def format_elo(value: float) -> str:
@@ -391,13 +396,8 @@ def sprt_log_likelihood_ratio(
     wins: int, losses: int, draws: int, elo0: float, elo1: float
 ) -> float:
     """Return the log-likelihood ratio of H1 (elo1) against H0 (elo0) for a W/L/D record."""
-    return log_likelihood_ratio_from_scores(
-        score_fraction(wins, losses, draws),
-        score_variance(wins, losses, draws),
-        game_count(wins, losses, draws),
-        elo0,
-        elo1,
-    )
+    games, mean, variance = game_scores(wins, losses, draws)
+    return log_likelihood_ratio_from_scores(mean, variance, games, elo0, elo1)
 
 
 def sprt_state_from_ratio(llr: float, alpha: float, beta: float) -> SprtState:
@@ -414,6 +414,10 @@ def sprt_state(
     return sprt_state_from_ratio(llr, alpha, beta)
 
 
+# The fewest pairs after which the runner's SPRT may stop (the reasons are in the text).
+SPRT_MIN_PAIRS = 30
+
+
 def pentanomial_log_likelihood_ratio(counts: Sequence[int], elo0: float, elo1: float) -> float:
     """Return the log-likelihood ratio of H1 (elo1) against H0 (elo0) from pair counts."""
     pairs, mean, variance = pair_scores(counts)
@@ -421,7 +425,12 @@ def pentanomial_log_likelihood_ratio(counts: Sequence[int], elo0: float, elo1: f
 
 
 def pentanomial_sprt(
-    counts: Sequence[int], elo0: float, elo1: float, alpha: float, beta: float
+    counts: Sequence[int], elo0: float, elo1: float, alpha: float, beta: float,
+    min_pairs: int = 0,
 ) -> SprtState:
-    """Return the SPRT log-likelihood ratio, bounds and verdict for pentanomial pair counts."""
-    return sprt_state_from_ratio(pentanomial_log_likelihood_ratio(counts, elo0, elo1), alpha, beta)
+    """Return the SPRT ratio, bounds and verdict for pair counts; no verdict before min_pairs."""
+    llr = pentanomial_log_likelihood_ratio(counts, elo0, elo1)
+    state = sprt_state_from_ratio(llr, alpha, beta)
+    if pair_count(counts) < min_pairs:
+        return replace(state, verdict="continue")
+    return state

@@ -5,7 +5,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import math
 import subprocess
 import threading
@@ -28,7 +27,7 @@ MINIMUM_SENT_CLOCK_SECONDS = 0.001
 
 
 @dataclass(frozen=True)
-class Limits:
+class GameLimits:
     """How long engines may think: a clock (base + increment) and/or per-move limits."""
 
     base_seconds: float | None = None
@@ -67,14 +66,14 @@ def format_seconds(value: float) -> str:
     return f"{value:g}"
 
 
-def time_control_header(limits: Limits) -> str:
+def time_control_header(limits: GameLimits) -> str:
     """Return the PGN TimeControl value: "base+increment" with a clock, else "-"."""
     if limits.base_seconds is None:
         return "-"
     return f"{format_seconds(limits.base_seconds)}+{format_seconds(limits.increment_seconds)}"
 
 
-def limits_description(limits: Limits) -> str:
+def limits_description(limits: GameLimits) -> str:
     """Return a readable summary of the limits, such as "tc=5+0.05 nodes=1000"."""
     parts = []
     if limits.uses_clock:
@@ -88,7 +87,7 @@ def limits_description(limits: Limits) -> str:
     return " ".join(parts)
 
 
-def engine_limit(limits: Limits, clocks: dict[chess.Color, float]) -> chess.engine.Limit:
+def engine_limit(limits: GameLimits, clocks: dict[chess.Color, float]) -> chess.engine.Limit:
     """Return the python-chess search limit for the next move."""
     limit = chess.engine.Limit(time=limits.movetime_seconds, nodes=limits.nodes, depth=limits.depth)
     if limits.uses_clock:
@@ -99,7 +98,7 @@ def engine_limit(limits: Limits, clocks: dict[chess.Color, float]) -> chess.engi
     return limit
 
 
-def watchdog_seconds(limits: Limits, clock: float | None) -> float:
+def watchdog_seconds(limits: GameLimits, clock: float | None) -> float:
     """Return how long to wait for a move before declaring the engine hung."""
     if clock is None:
         return limits.move_timeout_seconds
@@ -107,7 +106,7 @@ def watchdog_seconds(limits: Limits, clock: float | None) -> float:
 
 
 def charge_clock(
-    clocks: dict[chess.Color, float], color: chess.Color, elapsed: float, limits: Limits
+    clocks: dict[chess.Color, float], color: chess.Color, elapsed: float, limits: GameLimits
 ) -> GameEnd | None:
     """Subtract a move's time from the mover's clock; return a time loss, else add the increment."""
     clocks[color] -= elapsed
@@ -268,6 +267,12 @@ def mover_score(kind: str, value: int) -> int:
     return MATE_SCORE - value if value > 0 else -MATE_SCORE - value
 
 
+def uci_integer(word: str) -> int | None:
+    """Return the integer a word of ASCII digits (with an optional minus) writes, else None."""
+    digits = word.removeprefix("-")
+    return int(word) if digits.isascii() and digits.isdecimal() else None
+
+
 def parse_info_line(line: str) -> dict[str, int | str]:
     """Return depth, seldepth, nodes, hashfull, score (mover's view) and pv (first move)."""
     words = line.split()
@@ -276,11 +281,12 @@ def parse_info_line(line: str) -> dict[str, int | str]:
         following = words[position + 1]
         if word == "string":
             break
-        if word in INFO_NUMBERS and following.isdigit():
+        if word in INFO_NUMBERS and following.isascii() and following.isdecimal():
             fields[word] = int(following)
         elif word == "score" and following in ("cp", "mate") and position + 2 < len(words):
-            with contextlib.suppress(ValueError):
-                fields["score"] = mover_score(following, int(words[position + 2]))
+            value = uci_integer(words[position + 2])
+            if value is not None:
+                fields["score"] = mover_score(following, value)
         elif word == "pv":
             fields["pv"] = following
     return fields
@@ -413,7 +419,7 @@ def play_game(
     engines: dict[chess.Color, chess.engine.SimpleEngine],
     names: dict[chess.Color, str],
     opening: Opening,
-    limits: Limits,
+    limits: GameLimits,
     adjudication: Adjudication,
 ) -> GameRecord:
     """Return the record of one game played from the opening until it ends."""

@@ -31,6 +31,7 @@ import chess
 import chess.engine
 
 from cb2026.elo import (
+    SPRT_MIN_PAIRS,
     EloEstimate,
     PairReport,
     SprtState,
@@ -45,8 +46,8 @@ from cb2026.elo import (
 from cb2026.game import (
     Adjudication,
     GameEnd,
+    GameLimits,
     GameRecord,
-    Limits,
     MoveReport,
     game_to_pgn,
     limits_description,
@@ -164,12 +165,13 @@ def seat_colors(task: GameTask) -> dict[chess.Color, int]:
 
 @dataclass(frozen=True)
 class SprtSettings:
-    """The hypotheses (Elo difference under H0 and H1) and error rates of an SPRT."""
+    """The hypotheses (Elo difference under H0 and H1), error rates and minimum of an SPRT."""
 
     elo0: float
     elo1: float
     alpha: float = 0.05
     beta: float = 0.05
+    min_pairs: int = SPRT_MIN_PAIRS
 
 
 @dataclass(frozen=True)
@@ -177,7 +179,7 @@ class MatchSettings:
     """Everything that defines a match, as parsed from the command line."""
 
     engines: tuple[EngineSpec, EngineSpec]
-    limits: Limits
+    limits: GameLimits
     adjudication: Adjudication
     openings: list[Opening]
     opening_source: str
@@ -380,7 +382,9 @@ class MatchState:
             return None
         if self.sprt_verdict is not None:
             return self.sprt_verdict
-        return pentanomial_sprt(self.pentanomial(), test.elo0, test.elo1, test.alpha, test.beta)
+        return pentanomial_sprt(
+            self.pentanomial(), test.elo0, test.elo1, test.alpha, test.beta, test.min_pairs
+        )
 
 
 def progress_line(state: MatchState) -> str:
@@ -644,7 +648,8 @@ def result_lines(state: MatchState) -> list[str]:
     if sprt is not None and test is not None:
         lines.append(
             f"SPRT (elo0={test.elo0:g}, elo1={test.elo1:g}, alpha={test.alpha:g},"
-            f" beta={test.beta:g}): LLR {sprt.llr:.2f}, bounds [{sprt.lower_bound:.2f},"
+            f" beta={test.beta:g}, min_pairs={test.min_pairs}): LLR {sprt.llr:.2f}, bounds"
+            f" [{sprt.lower_bound:.2f},"
             f" {sprt.upper_bound:.2f}] - {sprt.verdict}"
         )
     return lines
@@ -677,15 +682,20 @@ def machine_info() -> dict[str, object]:
 
 
 def engine_summary(
-    spec: EngineSpec, engine_ids: dict[str, str], results: list[GameResult], engine: int
+    spec: EngineSpec,
+    probed: dict[str, dict[str, object]],
+    results: list[GameResult],
+    engine: int,
 ) -> dict[str, object]:
     """Return the JSON description of one engine (0 = first), with its search reports."""
+    reports = [engine_reports(result, engine) for result in results]
     return {
         "name": spec.name,
         "command": list(spec.command),
         "options": spec.options,
-        "id_name": engine_ids.get(spec.name),
-    } | search_summary([engine_reports(result, engine) for result in results])
+        "id_name": None,
+        "hash_mb": None,
+    } | probed.get(spec.name, {}) | search_summary(reports)
 
 
 def elo_summary(estimate: EloEstimate) -> dict[str, object]:
@@ -809,7 +819,8 @@ def openings_summary(state: MatchState) -> dict[str, object]:
 
 
 def match_summary(
-    state: MatchState, engine_ids: dict[str, str], started: datetime.datetime, wall: float
+    state: MatchState, probed: dict[str, dict[str, object]], started: datetime.datetime,
+    wall: float,
 ) -> dict[str, object]:
     """Return everything a book chapter needs to render the match without recomputing it."""
     settings = state.settings
@@ -820,7 +831,7 @@ def match_summary(
         "event": settings.event,
         "date": started.isoformat(timespec="seconds"),
         "engines": [
-            engine_summary(spec, engine_ids, state.results, engine)
+            engine_summary(spec, probed, state.results, engine)
             for engine, spec in enumerate(settings.engines)
         ],
         "limits": limits,
@@ -850,34 +861,56 @@ def match_summary(
     }
 
 
+SPRT_FIELDS = ("elo0", "elo1", "alpha", "beta", "min_pairs")
+
+
+def sprt_field(key: str, value: str) -> float:
+    """Return the value of one --sprt field: a finite number, for min_pairs a whole one."""
+    if key == "min_pairs":
+        if not (value.isascii() and value.isdecimal()):
+            raise ValueError(f"--sprt: min_pairs needs a whole number of pairs, not {value!r}")
+        return int(value)
+    try:
+        number = float(value)
+    except ValueError:
+        number = math.nan
+    if not math.isfinite(number):
+        raise ValueError(f"--sprt: {key} needs a number, not {value!r}")
+    return number
+
+
 def parse_sprt(text: str) -> SprtSettings:
-    """Return the SPRT settings of "elo0=0 elo1=20 alpha=0.05 beta=0.05"."""
-    values = {"alpha": 0.05, "beta": 0.05}
+    """Return the SPRT settings of "elo0=0 elo1=20 alpha=0.05 beta=0.05 min_pairs=30"."""
+    values: dict[str, float] = {"alpha": 0.05, "beta": 0.05, "min_pairs": SPRT_MIN_PAIRS}
     for token in text.split():
         key, separator, value = token.partition("=")
-        if not separator or key not in ("elo0", "elo1", "alpha", "beta"):
-            raise ValueError(f"--sprt: bad field {token!r} (use elo0, elo1, alpha, beta)")
-        try:
-            values[key] = float(value)
-        except ValueError:
-            raise ValueError(f"--sprt: {key} needs a number, not {value!r}") from None
+        if not separator or key not in SPRT_FIELDS:
+            raise ValueError(f"--sprt: bad field {token!r} (use {', '.join(SPRT_FIELDS)})")
+        values[key] = sprt_field(key, value)
     if "elo0" not in values or "elo1" not in values:
         raise ValueError("--sprt needs elo0 and elo1")
+    if not values["elo0"] < values["elo1"]:
+        raise ValueError("--sprt: elo1 must be larger than elo0")
     if not (0 < values["alpha"] < 1 and 0 < values["beta"] < 1):
         raise ValueError("--sprt: alpha and beta are error rates between 0 and 1")
-    return SprtSettings(values["elo0"], values["elo1"], values["alpha"], values["beta"])
+    return SprtSettings(values["elo0"], values["elo1"], values["alpha"], values["beta"],
+                        int(values["min_pairs"]))
 
 
-def probe_engines(specs: tuple[EngineSpec, EngineSpec]) -> dict[str, str]:
-    """Return each engine's UCI "id name", starting it once to check command and options."""
-    engine_ids: dict[str, str] = {}
+def probe_engines(specs: tuple[EngineSpec, EngineSpec]) -> dict[str, dict[str, object]]:
+    """Return each engine's UCI "id name" and Hash megabytes, starting it once to check it."""
+    probed: dict[str, dict[str, object]] = {}
     for spec in specs:
         engine = open_engine(spec)
         try:
-            engine_ids[spec.name] = engine.id.get("name", "")
+            declared = engine.options.get("Hash")
+            default = declared.default if declared is not None else None
+            # The size the match sets, else the engine's own; None for an engine without one.
+            hash_mb = spec.options.get("Hash", default)
+            probed[spec.name] = {"id_name": engine.id.get("name", ""), "hash_mb": hash_mb}
         finally:
             close_engine(engine)
-    return engine_ids
+    return probed
 
 
 def add_limit_arguments(parser: argparse.ArgumentParser) -> None:
@@ -915,7 +948,9 @@ def add_adjudication_arguments(parser: argparse.ArgumentParser) -> None:
 def add_output_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the options for the SPRT, the output files and the progress line."""
     parser.add_argument(
-        "--sprt", help='stop early on an SPRT verdict: "elo0=0 elo1=20 alpha=0.05 beta=0.05"'
+        "--sprt",
+        help='stop early on an SPRT verdict: "elo0=0 elo1=20 alpha=0.05 beta=0.05", optionally'
+        f' "min_pairs=N" (no stop before N pairs; default {SPRT_MIN_PAIRS})'
     )
     parser.add_argument("--pgn", type=Path, help="write all games to this PGN file")
     parser.add_argument(
@@ -960,7 +995,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def limits_from_arguments(arguments: argparse.Namespace) -> Limits:
+def limits_from_arguments(arguments: argparse.Namespace) -> GameLimits:
     """Return the search limits given on the command line; raise ValueError naming a bad one."""
     positive = {"--movetime": arguments.movetime, "--nodes": arguments.nodes,
                 "--depth": arguments.depth, "--move-timeout": arguments.move_timeout}
@@ -973,7 +1008,7 @@ def limits_from_arguments(arguments: argparse.Namespace) -> Limits:
         base, increment = parse_time_control(arguments.tc) if arguments.tc else (None, 0.0)
     except ValueError as error:
         raise ValueError(f"--tc: {error}") from None
-    limits = Limits(
+    limits = GameLimits(
         base_seconds=base,
         increment_seconds=increment,
         movetime_seconds=arguments.movetime,
@@ -1086,7 +1121,7 @@ def main(arguments: list[str] | None = None) -> int:
     if (note := clock_load_note(settings, os.cpu_count() or 1)) is not None:
         print(note, file=sys.stderr)
     try:
-        engine_ids = probe_engines(settings.engines)
+        probed = probe_engines(settings.engines)
     # Any start-up failure (missing command, unknown option) is reported, not raised.
     except Exception as error:
         print(f"match: cannot start engine: {error}", file=sys.stderr)
@@ -1098,7 +1133,7 @@ def main(arguments: list[str] | None = None) -> int:
     for line in result_lines(state):
         print(line)
     print(f"Wall time: {wall:.1f}s ({wall / max(len(state.results), 1):.2f}s per game)")
-    write_outputs(state, match_summary(state, engine_ids, started, wall))
+    write_outputs(state, match_summary(state, probed, started, wall))
     for error in state.errors:
         print(f"match: runner error: {error}", file=sys.stderr)
     if state.aborted:
