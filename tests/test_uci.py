@@ -792,3 +792,11 @@ def test_go_ponder_with_the_ponder_option_off_is_noted_and_obeyed(gui: Conversat
     lines = gui.read_until("bestmove", timeout=5)
     assert not any(line.startswith(note) for line in lines), lines
     assert_legal(chess.STARTING_FEN, lines[-1].split()[1])
+
+
+def test_python_m_cb2026_runs_the_command_loop() -> None:
+    completed = subprocess.run([sys.executable, "-m", "cb2026"], input="uci\nisready\nquit\n",
+                               capture_output=True, text=True, timeout=30,
+                               env=ENGINE_ENVIRONMENT, check=True)
+    lines = completed.stdout.splitlines()
+    assert "uciok" in lines and lines[-1] == "readyok"

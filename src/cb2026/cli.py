@@ -472,7 +472,7 @@ def handle_debug(session: Session, arguments: list[str]) -> None:
 
 
 def handle_register(session: Session, arguments: list[str]) -> None:
-    """Accept `register later` or `register name <name> code <code>`: none is needed."""
+    """Accept `register` with any words (`later`, `name ... code ...`): none is needed."""
 
 
 def score_text(score: int) -> str:
