@@ -53,6 +53,7 @@ MATED = "3R2k1/5ppp/8/8/8/8/8/6K1 b - - 0 1"
 STALEMATE = "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1"
 AFTER_E4 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
 TECHNIQUE_OPTIONS = ["Alphabeta", "Ordering", "Quiescence", "PST"]
+WARNING = "info string warning: "  # a limit searched otherwise than it was given
 
 
 def error_during_search(gui: Conversation, command: str) -> str:
@@ -685,6 +686,20 @@ def test_a_failing_search_still_answers_and_the_loop_goes_on(
     assert_legal(KIWIPETE, gui.read_until("bestmove", timeout=10)[-1].split()[1])
 
 
+def test_a_failed_search_without_a_legal_move_says_it_plays_none(
+        gui: Conversation, monkeypatch: pytest.MonkeyPatch) -> None:
+    def iterate_with_a_bug(self: Searcher, position, depth: int):
+        raise PlantedSearchError("planted")
+
+    monkeypatch.setattr(Searcher, "iterate", iterate_with_a_bug)
+    gui.send(f"position fen {MATED}")
+    gui.send("go depth 3")
+    lines = gui.read_until("bestmove", timeout=10)
+    errors = [line for line in lines if line.startswith(ERROR)]
+    assert len(errors) == 1 and errors[0].endswith("no legal move to play"), lines
+    assert lines[-1] == "bestmove 0000"
+
+
 def test_go_depth_beyond_max_depth_is_searched_to_max_depth(
         gui: Conversation, monkeypatch: pytest.MonkeyPatch) -> None:
     # The engine's MAX_DEPTH is out of reach; made small, its effect can be seen.
@@ -693,7 +708,7 @@ def test_go_depth_beyond_max_depth_is_searched_to_max_depth(
     gui.send("position startpos")
     gui.send("go depth 3")
     lines = gui.read_until("bestmove", timeout=10)
-    assert f"{ERROR}go depth 3 is beyond the deepest search: searching to depth 2" in lines
+    assert f"{WARNING}go depth 3 is beyond the deepest search: searching to depth 2" in lines
     depths = [int(info_fields(line)["depth"]) for line in lines if line.startswith("info depth")]
     assert depths == [1, 2]
 
@@ -702,7 +717,7 @@ def test_go_depth_100_is_named_and_answered(gui: Conversation) -> None:
     gui.send(f"position fen {MATE_IN_ONE}")
     gui.send("go depth 100")  # the mate ends the search long before depth 64
     lines = gui.read_until("bestmove", timeout=10)
-    assert f"{ERROR}go depth 100 is beyond the deepest search: searching to depth 64" in lines
+    assert f"{WARNING}go depth 100 is beyond the deepest search: searching to depth 64" in lines
     assert lines[-1].split()[1] == "d1d8"
 
 
@@ -718,8 +733,50 @@ def test_a_clock_for_the_opponent_only_is_planned_as_an_empty_one(
     gui.send(go)
     lines = gui.read_until("bestmove", timeout=5)
     assert time.monotonic() - started < 2
-    assert any(line.startswith(ERROR) and f"no {own}" in line for line in lines), lines
+    assert any(line.startswith(WARNING) and f"no {own}" in line for line in lines), lines
     assert_legal(fen, lines[-1].split()[1])
+
+
+@pytest.mark.parametrize("go", ["go movetime 300 btime 1000", "go infinite btime 1000 depth 2",
+                                "go btime 1000 movetime 300"])
+def test_no_empty_clock_warning_when_the_clock_does_not_plan_the_search(go: str) -> None:
+    # White to move and only Black's clock, but a movetime or `infinite` decides the time.
+    lines = talk(f"uci\nposition startpos\n{go}\nstop\nisready\n")
+    assert not any(line.startswith(("info string", )) for line in lines), lines
+    assert_legal(chess.STARTING_FEN, [line for line in lines if line.startswith("bestmove")][0]
+                 .split()[1])
+
+
+LONG_NUMBER = "9" * 5000  # more digits than Python's `int` reads from a string
+
+
+@pytest.mark.parametrize("command", [
+    f"go depth {LONG_NUMBER}", f"perft {LONG_NUMBER}", f"go perft {LONG_NUMBER}",
+    f"debug on\ngo wtime {LONG_NUMBER[:400]}", f"go wtime {LONG_NUMBER[:400]} btime 1000",
+    f"go movetime {LONG_NUMBER[:400]}", f"go nodes {LONG_NUMBER[:400]}",
+    f"go mate {LONG_NUMBER[:400]}", "go wtime -" + LONG_NUMBER[:400],
+])
+def test_absurdly_long_numbers_are_complaints_and_the_loop_goes_on(command: str) -> None:
+    lines = talk(f"uci\nposition startpos\n{command}\nstop\nisready\n")
+    assert lines[-1] == "readyok", lines[-3:]
+    errors = [line for line in lines if line.startswith(ERROR)]
+    assert errors and not any("failed" in line for line in errors), errors
+    assert all(len(line) < 200 for line in errors)  # the complaint does not repeat the number
+    if command.startswith("go") and " perft " not in f" {command}":
+        bestmoves = [line for line in lines if line.startswith("bestmove")]
+        assert len(bestmoves) == 1
+        assert_legal(chess.STARTING_FEN, bestmoves[0].split()[1])
+
+
+def test_an_unexpected_exception_in_a_command_is_reported_and_the_loop_goes_on(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    def handle_with_a_bug(session: Session, arguments: list[str]) -> None:
+        raise PlantedSearchError("planted in d")
+
+    monkeypatch.setitem(cb2026.cli.COMMANDS, "d", (handle_with_a_bug, "planted"))
+    lines = talk("uci\nd\nisready\ngo depth 1\n")
+    assert f"{ERROR}the command failed (PlantedSearchError('planted in d'))" in lines, lines
+    assert "readyok" in lines and lines[-1].startswith("bestmove")
 
 
 def test_go_ponder_with_the_ponder_option_off_is_noted_and_obeyed(gui: Conversation) -> None:
@@ -735,3 +792,11 @@ def test_go_ponder_with_the_ponder_option_off_is_noted_and_obeyed(gui: Conversat
     lines = gui.read_until("bestmove", timeout=5)
     assert not any(line.startswith(note) for line in lines), lines
     assert_legal(chess.STARTING_FEN, lines[-1].split()[1])
+
+
+def test_python_m_cb2026_runs_the_command_loop() -> None:
+    completed = subprocess.run([sys.executable, "-m", "cb2026"], input="uci\nisready\nquit\n",
+                               capture_output=True, text=True, timeout=30,
+                               env=ENGINE_ENVIRONMENT, check=True)
+    lines = completed.stdout.splitlines()
+    assert "uciok" in lines and lines[-1] == "readyok"

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from typing import TextIO
 
 from cb2026.board import WHITE
-from cb2026.limits import Limits, allocate_time
+from cb2026.limits import Limits, allocate_time, own_clock, plans_by_clock
 from cb2026.move import Move, MoveError, move_to_uci, parse_uci_move
 from cb2026.perft import divide
 from cb2026.position import FenError, Position
@@ -148,7 +148,7 @@ def handle_help(session: Session, arguments: list[str]) -> None:
 
 
 def execute(session: Session, line: str) -> None:
-    """Run one command line, reporting any mistake in it as an error line."""
+    """Run one command line, reporting any mistake in it, or any failure, as an error line."""
     words = line.split()
     if not words:
         return
@@ -161,14 +161,16 @@ def execute(session: Session, line: str) -> None:
         handler(session, words[1:])
     except CommandError as error:
         session.say(f"info string error: {error}")
+    except Exception as error:  # a bug must not end the engine, and the game, at once
+        session.say(f"info string error: the command failed ({error!r})")
 
 
 def run(input_stream: TextIO, output_stream: TextIO) -> None:
     """Read and execute commands until 'quit' or the end of the input."""
     session = Session(output_stream)
     for line in input_stream:
-        # A person (no `uci` sent) gets one command after the other, as in a shell;
-        # only `stop` and `quit` act on a running search.
+        # A person (no `uci` sent) gets one command after the other, as in a shell: each
+        # waits for a finite search to end, but `stop` and `quit`, which end it at once.
         if not session.uci_mode and line.split()[:1] not in (["stop"], ["quit"]):
             session.wait_for_search()
         execute(session, line)
@@ -188,12 +190,29 @@ def main() -> None:
 # The moves `position ... moves` accepts: now that legality is known, only legal ones.
 MOVE_SOURCE: Callable[[Position], list[Move]] = legal_moves
 
+# The most digits a number of a command may have: 18 fit in 64 bits, as in most engines.
+# (Python's `int` refuses a string of over 4,300 digits with an exception.)
+MAX_DIGITS = 18
+
+
+def parse_count(text: str) -> int | None:
+    """Return the number ≥ 0 that `text` writes in decimal digits, or None if it is not one."""
+    # str.isdecimal, not str.isdigit: the second accepts '²', which `int` cannot read.
+    return int(text) if text.isdecimal() and len(text) <= MAX_DIGITS else None
+
+
+def quoted(text: str) -> str:
+    """Return `text` quoted for an error line; a very long one only by its length."""
+    return repr(text) if len(text) <= 2 * MAX_DIGITS else f"{len(text):,} characters"
+
 
 def parse_depth(arguments: list[str]) -> int:
     """Return the depth given as the single argument of a perft command."""
-    if len(arguments) != 1 or not arguments[0].isdecimal() or int(arguments[0]) < 1:
-        raise CommandError(f"perft needs one depth of at least 1, not {' '.join(arguments)!r}")
-    return int(arguments[0])
+    depth = parse_count(arguments[0]) if len(arguments) == 1 else None
+    if depth is None or depth < 1:
+        words = " ".join(arguments)
+        raise CommandError(f"perft needs one depth of at least 1, not {quoted(words)}")
+    return depth
 
 
 def handle_perft(session: Session, arguments: list[str]) -> None:
@@ -219,6 +238,9 @@ def handle_go(session: Session, arguments: list[str]) -> None:
     limits, complaints = parse_go_arguments(arguments, session.position)
     for complaint in complaints:
         session.say(f"info string error: {complaint}")
+    # The search runs as the warnings say: they are not errors.
+    for warning in limit_warnings(limits, session.position):
+        session.say(f"info string warning: {warning}")
     if limits.ponder and not session.ponder_allowed:
         session.say("info string go ponder with the Ponder option off: pondering as asked")
     if session.debug:
@@ -250,11 +272,18 @@ GO_SWITCHES = ("infinite", "ponder")
 GO_WORDS = {*GO_NUMBERS, *GO_SWITCHES, "searchmoves"}
 
 
-def parse_go_number(word: str, text: str) -> int | None:
-    """Return the whole number `text` that follows `word`, or None if it is not one."""
-    # Clocks can go below zero in some GUIs; everything else must be positive.
-    digits = text[1:] if word in ("wtime", "btime") and text.startswith("-") else text
-    return int(text) if digits.isdecimal() else None
+def parse_go_number(word: str, text: str, complaints: list[str]) -> int | None:
+    """Return the number `text` after `word`, or None with a complaint if it is not one."""
+    # Clocks can go below zero in some GUIs; every other number must be 0 or more.
+    clock = word in ("wtime", "btime")
+    negative = clock and text.startswith("-")
+    number = parse_count(text[1:] if negative else text)
+    if number is None:
+        wanted = "a whole number" if clock else "a number ≥ 0"
+        complaints.append(f"go {word} needs {wanted} of at most {MAX_DIGITS} digits, "
+                          f"not {quoted(text)}: ignored")
+        return None
+    return -number if negative else number
 
 
 def parse_searchmoves(texts: list[str], position: Position, complaints: list[str]) -> list[Move]:
@@ -288,26 +317,25 @@ def parse_go_arguments(arguments: list[str], position: Position) -> tuple[Limits
             index = end
         elif word in GO_NUMBERS:
             text = arguments[index] if index < len(arguments) else ""
-            number = parse_go_number(word, text)
-            if number is None:
-                complaints.append(f"go {word} needs a whole number, not {text!r}: ignored")
-            else:
+            number = parse_go_number(word, text, complaints)
+            if number is not None:
                 setattr(limits, GO_NUMBERS[word], number)
             if text not in GO_WORDS:  # `go depth infinite` still means `infinite`
                 index += 1
         else:
             complaints.append(f"unknown word {word!r} in go: ignored")
-    return limits, complaints + limit_warnings(limits, position)
+    return limits, complaints
 
 
 def limit_warnings(limits: Limits, position: Position) -> list[str]:
-    """Return a complaint for each limit that is searched otherwise than it was given."""
+    """Return a warning for each limit that is searched otherwise than it was given."""
     warnings = []
     if limits.depth is not None and limits.depth > MAX_DEPTH:
         warnings.append(f"go depth {limits.depth} is beyond the deepest search: "
                         f"searching to depth {MAX_DEPTH}")
     own, other = ("wtime", "btime") if position.side_to_move == WHITE else ("btime", "wtime")
-    if getattr(limits, own) is None and getattr(limits, other) is not None:
+    # Only when the clock plan is the one used (no movetime, no infinite), as allocate_time.
+    if plans_by_clock(limits) and own_clock(limits, position.side_to_move) is None:
         warnings.append(f"go gives {other} but no {own} for the side to move: "
                         "planning as with an empty clock")
     return warnings
@@ -327,8 +355,13 @@ def run_search(session: Session, position: Position, limits: Limits) -> None:
         best_move, last = session.searcher.think(position, limits, report)
     except Exception as error:  # a bug in the search must not leave the GUI waiting
         best_move, last = move_after_failure(root, reported)
-        session.say(f"info string error: the search failed ({error!r}): playing "
-                    f"{'the move of the last report' if last else 'the first legal move'}")
+        if best_move is None:
+            fallback = "no legal move to play"
+        elif last is None:
+            fallback = "playing the first legal move"
+        else:
+            fallback = "playing the move of the last report"
+        session.say(f"info string error: the search failed ({error!r}): {fallback}")
     else:
         if last is None and best_move is not None:
             session.say("info string no move was searched: playing the first in search order")
@@ -439,7 +472,7 @@ def handle_debug(session: Session, arguments: list[str]) -> None:
 
 
 def handle_register(session: Session, arguments: list[str]) -> None:
-    """Accept `register later` or `register name <name> code <code>`: none is needed."""
+    """Accept `register` with any words (`later`, `name ... code ...`): none is needed."""
 
 
 def score_text(score: int) -> str:

@@ -18,7 +18,7 @@ from cb2026.move import Move
 
 @dataclass
 class Limits:
-    """What a `go` command asked for; None (or False) where it set nothing."""
+    """What a `go` command asked for; where it set nothing, the default of each field."""
 
     depth: int | None = None
 
@@ -71,6 +71,17 @@ MINIMUM_TIME = 0.005  # seconds
 NO_LIMIT = float("inf")
 
 
+def own_clock(limits: Limits, side: Colour) -> int | None:
+    """Return the milliseconds left on the clock of `side`, None if the command gave none."""
+    return limits.wtime if side == WHITE else limits.btime
+
+
+def plans_by_clock(limits: Limits) -> bool:
+    """Return True if the game clocks decide the time: no `infinite`, no `movetime`."""
+    has_clock = limits.wtime is not None or limits.btime is not None
+    return has_clock and not limits.infinite and limits.movetime is None
+
+
 def allocate_time(limits: Limits, side: Colour) -> tuple[float, float]:
     """Return (soft, hard) seconds: start no new iteration after soft, abort at hard."""
     if limits.infinite:
@@ -81,11 +92,10 @@ def allocate_time(limits: Limits, side: Colour) -> tuple[float, float]:
         movetime = limits.movetime / 1000
         hard = max(movetime - MOVE_OVERHEAD, movetime / 2, MINIMUM_TIME)
         return hard, hard
-    own, other = (limits.wtime, limits.btime) if side == WHITE else (limits.btime, limits.wtime)
-    if own is None and other is None:
+    if not plans_by_clock(limits):
         return NO_LIMIT, NO_LIMIT
     # A clock for the opponent alone: ours is unknown, so plan as if it were empty.
-    remaining = own if own is not None else 0
+    remaining = own_clock(limits, side) or 0
     increment = (limits.winc if side == WHITE else limits.binc) / 1000
     left = remaining / 1000 - MOVE_OVERHEAD
     moves_to_go = limits.movestogo or DEFAULT_MOVES_TO_GO

@@ -160,7 +160,8 @@ class Searcher:
         if (self.stop_event.is_set() or self.notes.nodes >= self.node_limit
                 or now >= self.hard_deadline):
             raise SearchStoppedError
-        # Check again after 256 nodes; sooner near the deadline, and exactly at the node limit.
+        # Check again after NODES_BETWEEN_CHECKS nodes (negamax sets that); sooner near the
+        # deadline, and exactly at the node limit.
         if self.hard_deadline - now < DEADLINE_NEAR:
             self.next_check = min(self.next_check,
                                   self.notes.nodes + NODES_BETWEEN_CHECKS_NEAR_DEADLINE)
@@ -492,8 +493,8 @@ def mate_in_moves(score: int) -> int:
     return -((MATE + score + 1) // 2)
 
 
-# Within this many seconds of the hard deadline, the clock is checked every 16 nodes:
-# 256 nodes take several milliseconds in Python, too many when only a few are left.
+# Within this many seconds of the hard deadline, the clock is checked more often:
+# NODES_BETWEEN_CHECKS nodes take milliseconds in Python, too many when few are left.
 DEADLINE_NEAR = 0.025
 
 NODES_BETWEEN_CHECKS_NEAR_DEADLINE = 16
