@@ -187,10 +187,10 @@ def test_the_introduction_draws_every_stage_from_the_data(tmp_path: Path) -> Non
         "not_playing": EARLY_STAGES,
         "stages": [
             {"stage": "stage-07-uci", "elo": elo(-12.5, 40.0), "games": 300,
-             "conditions": conditions},
+             "conditions": conditions, "build": "compiled"},
             {"stage": "stage-07.1-matches", "same_engine_as": "stage-07-uci"},
             {"stage": "stage-08-tt", "elo": elo(55.0, 38.0), "games": 298,
-             "conditions": conditions},
+             "conditions": conditions, "build": "compiled"},
         ],
     }
     (tmp_path / "data" / "strength").mkdir(parents=True)
@@ -201,12 +201,15 @@ def test_the_introduction_draws_every_stage_from_the_data(tmp_path: Path) -> Non
     sentence, [axes] = run_intro_cells(tmp_path)
     assert sentence == (
         "Against sunfish 2026.1 at a clock of 5+0.05, stage 7 scores -12.5 +/- 40.0 Elo over "
-        "300 games and stage 8 +55.0 +/- 38.0 Elo over 298 games; stages 1 to 6 cannot play "
-        "a game yet."
+        "300 games and stage 8 +55.0 +/- 38.0 Elo over 298 games (compiled build); stages 1 "
+        "to 6 cannot play a game yet."
     )
-    [points] = [line for line in axes.get_lines() if line.get_marker() == "o"]
-    assert list(points.get_ydata()) == [-12.5, -12.5, 55.0]
-    assert [label.get_text() for label in axes.get_xticklabels()] == ["7", "7.1", "8"]
+    points = [line for line in axes.get_lines() if line.get_marker() == "o"]
+    assert [list(point.get_ydata()) for point in points] == [[-12.5], [-12.5], [55.0]]
+    # Stage 7.1 repeats stage 7's result: drawn hollow, labelled as a repeat.
+    faces = [point.get_markerfacecolor() for point in points]
+    assert faces[1] == "white" and faces[0] == faces[2] != "white"
+    assert [label.get_text() for label in axes.get_xticklabels()] == ["7", "7.1 = 7", "8"]
 
 
 def test_a_snapshot_charts_only_its_own_stages(tmp_path: Path) -> None:
