@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 import statistics
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -338,3 +340,14 @@ def test_pentanomial_counts_of_pair_points() -> None:
     assert pentanomial_counts([]) == [0] * 5
     with pytest.raises(ValueError, match="not 2.5"):
         pentanomial_counts([2.5])
+
+
+def test_the_chapters_call_an_interval_rough_below_the_sprt_minimum() -> None:
+    """matchreport's ROUGH_PAIRS repeats SPRT_MIN_PAIRS: chapters 5 and 6 have no elo module."""
+    chapters = str(Path(__file__).resolve().parents[1] / "book" / "chapters")
+    sys.path.insert(0, chapters)
+    try:
+        import matchreport
+    finally:
+        sys.path.remove(chapters)
+    assert matchreport.ROUGH_PAIRS == SPRT_MIN_PAIRS

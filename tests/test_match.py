@@ -592,6 +592,27 @@ def test_resume_refuses_another_matchs_journal(
     assert len(path.read_text().splitlines()) == 1 + 4
 
 
+def test_resume_refuses_a_journal_of_another_sprt(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """The SPRT decides when a match stops: another minimum makes another match."""
+    waiting = [*cb2026_pair_arguments(2), "--sprt", "elo0=0 elo1=20"]
+    status, _, _ = run_main(waiting, tmp_path)
+    assert status == 0
+    header = json.loads(journal_path(tmp_path / "result.json").read_text().splitlines()[0])
+    assert header["journal"]["sprt"] == {"elo0": 0.0, "elo1": 20.0, "alpha": 0.05,
+                                         "beta": 0.05, "min_pairs": SPRT_MIN_PAIRS}
+    wald = [*cb2026_pair_arguments(4), "--sprt", "elo0=0 elo1=20 min_pairs=0", "--resume",
+            "--json", str(tmp_path / "result.json")]
+    with pytest.raises(SystemExit):
+        main(wald)
+    assert "belongs to another match" in capsys.readouterr().err
+    without = [*cb2026_pair_arguments(4), "--resume", "--json", str(tmp_path / "result.json")]
+    with pytest.raises(SystemExit):
+        main(without)
+    assert "belongs to another match" in capsys.readouterr().err
+
+
 def test_dask_cluster_plays_the_same_games(tmp_path: Path) -> None:
     """Three pairs sent as tasks to two Dask worker processes give the local run's games."""
     # A plain import: Dask is in the test extra, and a skip would hide a broken cluster path.

@@ -18,6 +18,7 @@ import matplotlib
 import pytest
 
 import strength_by_stage
+from compile_engine import missing_compiler
 from strength_by_stage import StagePlan
 
 pytestmark = [pytest.mark.stage("stage-07.1-matches"), pytest.mark.tooling]
@@ -54,7 +55,22 @@ def test_the_defaults_are_the_books_measurement() -> None:
     _parser, options = strength_by_stage.parse_arguments([])
     assert (options.anchor, options.tc, options.nodes) == ("sunfish", "5+0.05", None)
     assert options.output == ROOT / "book" / "data" / "strength"
-    assert strength_by_stage.settings(options) == {"anchor": "sunfish", "limits": "--tc 5+0.05"}
+    settings = strength_by_stage.settings(options)
+    assert settings["anchor"] == "sunfish" and settings["limits"] == "--tc 5+0.05"
+    assert settings["anchor_version"].startswith("sunfish ")
+    assert settings["build"] == ("interpreted" if missing_compiler() else "compiled")
+
+
+def test_another_build_or_anchor_version_never_shares_a_chart(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    _parser, options = strength_by_stage.parse_arguments([])
+    _parser, interpreted = strength_by_stage.parse_arguments(["--interpreted"])
+    assert strength_by_stage.settings(interpreted)["build"] == "interpreted"
+    assert strength_by_stage.settings(interpreted) != strength_by_stage.settings(options)
+    before = strength_by_stage.settings(options)
+    monkeypatch.setattr(strength_by_stage.importlib.metadata, "version", lambda _name: "9999.1")
+    after = strength_by_stage.settings(options)
+    assert after["anchor_version"] == "sunfish 9999.1" and after != before
 
 
 def test_only_takes_a_stage_that_plays(monkeypatch: pytest.MonkeyPatch,
@@ -82,22 +98,26 @@ def test_the_first_stage_that_plays_is_the_first_that_searches() -> None:
 
 def test_data_measured_otherwise_is_started_afresh(tmp_path: Path) -> None:
     path = tmp_path / "by-stage.json"
-    old = {"settings": {"anchor": "sunfish", "limits": "--tc 5+0.05"}, "stages": [{"stage": "x"}]}
+    measured = {"anchor": "sunfish", "anchor_version": "sunfish 2023.1", "build": "compiled",
+                "limits": "--tc 5+0.05"}
+    old = {"settings": measured, "stages": [{"stage": "x"}]}
     path.write_text(json.dumps(old))
-    assert strength_by_stage.load_data(path, old["settings"]) == old
-    fresh = strength_by_stage.load_data(path, {"anchor": "self", "limits": "--nodes 50"})
-    assert fresh == {"settings": {"anchor": "self", "limits": "--nodes 50"}, "stages": []}
+    assert strength_by_stage.load_data(path, measured) == old
+    upgraded = measured | {"anchor_version": "sunfish 2024.1"}
+    assert strength_by_stage.load_data(path, upgraded) == {"settings": upgraded, "stages": []}
 
 
 def test_a_tiny_run_its_data_and_its_resume(tmp_path: Path) -> None:
     first = run_tool(tmp_path, *TRIAL, "--only", "stage-07-uci")
     assert first.returncode == 0, first.stdout + first.stderr
     data = json.loads((tmp_path / "data" / "by-stage.json").read_text())
-    assert data["settings"] == {"anchor": "self", "limits": "--nodes 50"}
+    assert data["settings"] == {"anchor": "self", "anchor_version": None,
+                                "build": "interpreted", "limits": "--nodes 50"}
     assert data["not_playing"] == EARLY_STAGES
     assert data["anchor"]["name"] == "self" and data["anchor"]["uci_id_name"] == "cb2026"
     [entry] = data["stages"]
     assert entry["stage"] == "stage-07-uci" and entry["build"] == "interpreted"
+    assert "anchor_version" in entry and entry["anchor_version"] is None  # "self" has none
     assert entry["games"] == entry["wins"] + entry["losses"] + entry["draws"] == 2
     assert sum(entry["pentanomial"]) == 1 and entry["errors"] == []
     elo = entry["elo"]
@@ -167,10 +187,10 @@ def test_the_introduction_draws_every_stage_from_the_data(tmp_path: Path) -> Non
         "not_playing": EARLY_STAGES,
         "stages": [
             {"stage": "stage-07-uci", "elo": elo(-12.5, 40.0), "games": 300,
-             "conditions": conditions},
+             "conditions": conditions, "build": "compiled"},
             {"stage": "stage-07.1-matches", "same_engine_as": "stage-07-uci"},
             {"stage": "stage-08-tt", "elo": elo(55.0, 38.0), "games": 298,
-             "conditions": conditions},
+             "conditions": conditions, "build": "compiled"},
         ],
     }
     (tmp_path / "data" / "strength").mkdir(parents=True)
@@ -181,12 +201,15 @@ def test_the_introduction_draws_every_stage_from_the_data(tmp_path: Path) -> Non
     sentence, [axes] = run_intro_cells(tmp_path)
     assert sentence == (
         "Against sunfish 2026.1 at a clock of 5+0.05, stage 7 scores -12.5 +/- 40.0 Elo over "
-        "300 games and stage 8 +55.0 +/- 38.0 Elo over 298 games; stages 1 to 6 cannot play "
-        "a game yet."
+        "300 games and stage 8 +55.0 +/- 38.0 Elo over 298 games (compiled build); stages 1 "
+        "to 6 cannot play a game yet."
     )
-    [points] = [line for line in axes.get_lines() if line.get_marker() == "o"]
-    assert list(points.get_ydata()) == [-12.5, -12.5, 55.0]
-    assert [label.get_text() for label in axes.get_xticklabels()] == ["7", "7.1", "8"]
+    points = [line for line in axes.get_lines() if line.get_marker() == "o"]
+    assert [list(point.get_ydata()) for point in points] == [[-12.5], [-12.5], [55.0]]
+    # Stage 7.1 repeats stage 7's result: drawn hollow, labelled as a repeat.
+    faces = [point.get_markerfacecolor() for point in points]
+    assert faces[1] == "white" and faces[0] == faces[2] != "white"
+    assert [label.get_text() for label in axes.get_xticklabels()] == ["7", "7.1 = 7", "8"]
 
 
 def test_a_snapshot_charts_only_its_own_stages(tmp_path: Path) -> None:

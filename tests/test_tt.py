@@ -305,11 +305,14 @@ def test_set_tt_off_stops_the_table() -> None:
 
 
 # The Hash option arrives with the table (chapter 8), so its bad values are tested here.
-@pytest.mark.parametrize("value", ["0", "-1", "1025", "99999999999999999999999", "²", "", "x"])
+@pytest.mark.parametrize("value", ["0", "-1", "1025", "99999999999999999999999", "²", "", "x",
+                                   "9" * 5000])
 def test_a_bad_hash_size_is_refused_and_changes_nothing(value: str) -> None:
     output = io.StringIO()
     session = Session(output)
     size = session.searcher.tt.size
     execute(session, f"setoption name Hash value {value}")
     assert output.getvalue().startswith("info string error: option Hash needs megabytes from 1 to ")
+    # A clear complaint, not Python's own error about a number too long for int().
+    assert output.getvalue().count("\n") == 1 and "4300" not in output.getvalue()
     assert session.searcher.tt.size == size

@@ -18,21 +18,32 @@ A stage whose engine modules are byte for byte those of the stage before (7.1, w
 match runner only) is not played again: it is recorded as the same engine.
 
 The anchor: Sunfish (PyPI), at 5+0.05 for both sides, the clock of chapter 7.1's first
-match. Sunfish is fixed (its version goes into the data file), it is a Python engine like
-ours, so a faster or slower machine moves both sides alike, and it is close in strength to
-every stage so far: chapter 7.1 found stage 7 within a few dozen Elo of it, and chapter 8's
-table is worth tens of Elo more, so no stage is near all wins or all losses, where a score
-says little about the Elo. Stockfish 15.1 at its lowest UCI_Elo (1350) was already a hundred
-Elo behind stage 7 in chapter 7.1 and falls further behind at every stage. A later stage that
-outgrows Sunfish will need a stronger second anchor (`--anchor`), linked by one stage played
-against both; the chart does not chain anchors yet.
+match. Sunfish is fixed: its version goes into the settings of the data file and into every
+stage's entry, so a run after a Sunfish upgrade starts the chart afresh instead of mixing two
+anchors. It is a small engine that plays whole games over UCI and, like ours, is written in
+Python; it is not known in advance to be close in strength to every stage. Chapter 7.1's
+match against it rated the interpreted stage-7 engine, under an earlier version of the
+runner, while this tool plays the compiled engines, so that match is no basis for the
+choice: the data are. A stage that scores near all wins or all losses against Sunfish, where
+a score says little about the Elo, has outgrown the anchor and needs a stronger second one
+(`--anchor`), linked by one stage played against both; the chart does not chain anchors yet.
+Stockfish 15.1 at its lowest UCI_Elo (1350), the other anchor offered, cannot be made weaker.
+
+The engines are compiled with mypyc (tools/compile_engine.py) where a C compiler exists, and
+Sunfish runs in the plain interpreter, so a faster or slower machine, or another Python, need
+not move both sides alike: the ratings hold for this build, this machine and this clock. The
+build goes into the settings too (a compiled and an interpreted run never share a chart), and
+each entry records the machine's load.
 
 Every stage plays the same games: colour-reversed pairs from the book's opening suite in the
 runner's fixed order (seed 2026), with elo_matches' adjudication and no SPRT (the question is
 how strong, not whether stronger). 300 games a stage give a 95% interval of about +/-35 Elo.
 A clock match needs the quiet machine: the run holds the measurement lock of tools/quiet.py
-and refuses a busy machine (`--wait` waits for a quiet one); it plays one pair at a time on a
-spare core. `--nodes`, `--anchor self` and `--interpreted` are for trials and tests only.
+and refuses a busy machine (`--wait` waits for a quiet one). On a clock it plays one pair
+fewer than the machine has cores at once, chapter 7.1's rule: in a pair one engine thinks
+at a time, so on the book's 2-core machine one game runs at a time beside a spare core, and
+on N cores N - 1 games. At fixed nodes every core plays a pair. `--nodes`, `--anchor self`
+and `--interpreted` are for trials and tests only.
 """
 
 from __future__ import annotations
@@ -56,7 +67,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 
 import quiet  # noqa: E402
-from compile_engine import ENGINE_MODULES, PACKAGE, engine_folder  # noqa: E402
+from compile_engine import ENGINE_MODULES, PACKAGE, engine_folder, missing_compiler  # noqa: E402
 from elo_matches import ADJUDICATION, STOCKFISH, SUNFISH  # noqa: E402
 from literate.book import chapters  # noqa: E402
 from literate.stages import package_folder  # noqa: E402
@@ -166,13 +177,31 @@ def limit_arguments(options: argparse.Namespace) -> list[str]:
     return ["--nodes", str(options.nodes)] if options.nodes else ["--tc", options.tc]
 
 
-def settings(options: argparse.Namespace) -> dict[str, str]:
-    """What must be equal for two stages' results to share one chart: anchor and limits."""
-    return {"anchor": options.anchor, "limits": " ".join(limit_arguments(options))}
+def planned_build(options: argparse.Namespace) -> str:
+    """Which build the stages will run: compiled, unless asked or forced to interpret."""
+    return "interpreted" if options.interpreted or missing_compiler() else "compiled"
+
+
+def anchor_version(anchor: Anchor) -> str | None:
+    """The anchor's package and version ("sunfish 2023.1"), or None if it has none."""
+    if anchor.package is None:
+        return None
+    try:
+        return f"{anchor.package} {importlib.metadata.version(anchor.package)}"
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def settings(options: argparse.Namespace) -> dict[str, str | None]:
+    """What must be equal for two stages' results to share one chart."""
+    anchor = ANCHORS[options.anchor]
+    return {"anchor": options.anchor, "anchor_version": anchor_version(anchor),
+            "build": planned_build(options), "limits": " ".join(limit_arguments(options))}
 
 
 def concurrency(on_clock: bool) -> int:
     """Pairs at once: every core at fixed nodes, one spare on a clock (chapter 7.1's rule)."""
+    # In a pair one engine thinks at a time: on a clock, N - 1 pairs keep N - 1 cores busy.
     cores = os.cpu_count() or 1
     return max(1, cores - 1) if on_clock else cores
 
@@ -200,14 +229,8 @@ def match_arguments(stage: str, command: str, options: argparse.Namespace) -> li
 def anchor_record(options: argparse.Namespace, id_name: str | None) -> dict[str, object]:
     """The anchor as the data file names it: description, UCI name and package version."""
     anchor = ANCHORS[options.anchor]
-    version = None
-    if anchor.package is not None:
-        try:
-            version = f"{anchor.package} {importlib.metadata.version(anchor.package)}"
-        except importlib.metadata.PackageNotFoundError:
-            version = None
     return {"name": anchor.name, "description": anchor.description, "uci_id_name": id_name,
-            "package_version": version, "limits": " ".join(limit_arguments(options))}
+            "package_version": anchor_version(anchor), "limits": " ".join(limit_arguments(options))}
 
 
 def stage_entry(stage: str, summary: dict, build: str, conditions: dict) -> dict[str, object]:
@@ -283,6 +306,7 @@ def play_stage(stage: str, options: argparse.Namespace) -> dict | None:
     shutil.copyfile(options.work / f"{stage}.pgn", options.output / f"{stage}.pgn")
     entry = stage_entry(stage, summary, build, conditions.record())
     entry["anchor_uci_id_name"] = summary["engines"][1]["id_name"]
+    entry["anchor_version"] = anchor_version(ANCHORS[options.anchor])
     return entry
 
 

@@ -3,7 +3,7 @@
 The match runner of chapter 7.1 writes everything a chapter needs into its JSON file: the
 engines and limits, the pentanomial counts of the game pairs with the Elo, interval and LOS
 computed from them, the SPRT if one ran, and what each engine reported about its searches.
-The "What it's worth" sections of chapters 5 to 8.1 show those files through the functions
+The "What it's worth" sections of chapters 5, 6, 8 and 8.1 show those files through the functions
 here, so that every chapter states the same conditions in the same words, and the verdict
 in the prose is computed from the data, never typed.
 """
@@ -11,6 +11,7 @@ in the prose is computed from the data, never typed.
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 
@@ -22,9 +23,10 @@ def load_match(path: Path, command: str) -> dict:
     return match
 
 
-# An interval from fewer pairs than this is called rough: the normal approximation behind it
-# is commonly trusted from about 30 samples on, and the runner's SPRT waits as long before it
-# may stop (SPRT_MIN_PAIRS, chapter 7.1).
+# An interval from fewer pairs than this is called rough: by a common convention the normal
+# approximation behind it is trusted from about 30 samples on, and the runner's SPRT waits as
+# long before it may stop. It equals SPRT_MIN_PAIRS of chapter 7.1 (tests/test_elo.py checks),
+# which chapters 5 and 6 cannot import: their engine has no elo module yet.
 ROUGH_PAIRS = 30
 
 
@@ -38,10 +40,14 @@ def rough_note(pairs: int) -> str:
     return f" (rough: {pairs} pairs)" if pairs < ROUGH_PAIRS else ""
 
 
+def bounds_text(elo: dict) -> str:
+    """Return the 95 % interval of an Elo estimate: "[-12, +40]"."""
+    return f"[{signed(elo['lower'], '-inf')}, {signed(elo['upper'], '+inf')}]"
+
+
 def interval_text(elo: dict, pairs: int | None = None) -> str:
     """Return an Elo estimate with its 95 % interval, rough when `pairs` are few."""
-    return (f"{signed(elo['difference'], 'n/a')} "
-            f"[{signed(elo['lower'], '-inf')}, {signed(elo['upper'], '+inf')}]"
+    return (f"{signed(elo['difference'], 'n/a')} {bounds_text(elo)}"
             + ("" if pairs is None else rough_note(pairs)))
 
 
@@ -53,12 +59,24 @@ def limits_text(match: dict) -> str:
 
 def hash_text(engine: dict) -> str:
     """Return the size of one engine's hash table: set for the match, or its default."""
-    chosen = engine["options"].get("Hash")
-    # The runner asks the engine for its size; of an older file only a size set is known.
-    size = engine.get("hash_mb", chosen)
-    if size is None:
-        return "its default size" if engine.get("hashfull", {}).get("moves") else "no table"
-    return f"{size} MB" + (" (set for the match)" if chosen is not None else " (its default)")
+    options = engine["options"]
+    # The switches of chapters 8 and 8.1: the table, and its buckets, can be turned off.
+    if options.get("TT") is False:
+        return "table off (option TT false)"
+    chosen = options.get("Hash")
+    if "hash_mb" in engine:
+        size = engine["hash_mb"]
+        # The runner asked the engine: None means it declares no Hash option (it may still
+        # keep a table of its own, as Sunfish does).
+        if size is None:
+            return "not declared by the engine"
+    elif chosen is not None:
+        size = chosen
+    else:  # an older file, from before the runner asked the engine
+        return "its default size" if engine.get("hashfull", {}).get("moves") else "not recorded"
+    text = f"{size} MB" + (" (set for the match)" if chosen is not None else " (its default)")
+    return text + (", buckets off (option Buckets false)" if options.get("Buckets") is False
+                   else "")
 
 
 def conditions_text(match: dict) -> str:
@@ -66,9 +84,11 @@ def conditions_text(match: dict) -> str:
     conditions = match.get("conditions")
     if conditions is None:
         return "not recorded"
-    text = (f"{'quiet' if conditions['quiet'] else 'NOT quiet'}: 1-minute load average "
-            f"{conditions['load_before']} before, {conditions['load_after']} after "
-            f"(limit {conditions['load_limit']} before)")
+    # "quiet" judges the load before the match only: the load after includes its engines.
+    text = (f"{'quiet' if conditions['quiet'] else 'NOT quiet'} before the match: 1-minute "
+            f"load average {conditions['load_before']} before, {conditions['load_after']} "
+            f"after (limit {conditions['load_limit']} before; the load after includes the "
+            f"match's own engines)")
     if match["limits"]["nodes"]:
         text += "; at fixed nodes load does not change the games"
     return text
@@ -79,12 +99,23 @@ def sprt_decided(match: dict) -> bool:
     return (match.get("sprt") or {}).get("verdict", "continue") != "continue"
 
 
+def pairs_text(count: int) -> str:
+    """Return "1 pair" or "N pairs"."""
+    return f"{count} pair" if count == 1 else f"{count} pairs"
+
+
 def games_text(match: dict) -> str:
     """Return the games and pairs played, and what ended the match: the SPRT or the cap."""
     played, planned = match["games_played"], match["games_planned"]
-    text = f"{played} ({sum(match['pentanomial'])})"
+    pairs = sum(match["pentanomial"])
+    text = f"{played} ({pairs})"
     if sprt_decided(match):
-        return text + f", stopped by the SPRT (cap {planned})"
+        text += f", stopped by the SPRT (cap {planned})"
+        # Pairs already being played when the SPRT decided are finished and counted.
+        late = pairs - (match["sprt"].get("pairs_at_verdict") or pairs)
+        if late > 0:
+            text += f" ({pairs_text(late)} in flight finished after the verdict)"
+        return text
     if played >= planned:
         return text + (f", capped at {planned} before the SPRT decided" if match.get("sprt")
                        else ", as planned")
@@ -96,11 +127,25 @@ def sprt_text(match: dict) -> str | None:
     sprt = match.get("sprt")
     if not sprt:
         return None
-    minimum = f", min_pairs = {sprt['min_pairs']}" if "min_pairs" in sprt else ""
+    minimum = (f", min_pairs = {sprt['min_pairs']}" if "min_pairs" in sprt
+               else ", no minimum number of pairs (played before the runner had one)")
     at = f" after {sprt['pairs_at_verdict']} pairs" if sprt.get("pairs_at_verdict") else ""
     return (f"elo0 = {sprt['elo0']:g}, elo1 = {sprt['elo1']:g}, alpha = {sprt['alpha']:g}, "
             f"beta = {sprt['beta']:g}{minimum}: LLR {sprt['llr']:.2f} in "
             f"[{sprt['lower_bound']:.2f}, {sprt['upper_bound']:.2f}], {sprt['verdict']}{at}")
+
+
+def los_text(los: float | None, pairs: int) -> str:
+    """Return the likelihood of superiority, never rounded to a certainty, rough when few."""
+    if los is None:
+        return "n/a"
+    if los >= 0.9995:
+        text = "> 99.9 %"
+    elif los < 0.0005:
+        text = "< 0.1 %"
+    else:
+        text = f"{los:.1%}".replace("%", " %")
+    return text + rough_note(pairs)
 
 
 def search_text(engine: dict) -> str:
@@ -121,6 +166,7 @@ def match_table(match: dict, command: str) -> str:
     first, second = match["engines"]
     elo = match["elo"]
     counts = match["pentanomial"]
+    pairs = sum(counts)
     sprt = sprt_text(match)
     # An SPRT that stopped the match decided how long it ran: its verdict comes first.
     leading = [("SPRT", sprt)] if sprt and sprt_decided(match) else []
@@ -136,23 +182,21 @@ def match_table(match: dict, command: str) -> str:
          f"{match['wins']} / {match['losses']} / {match['draws']}"),
         ("pairs scoring 0, ½, 1, 1½, 2", " / ".join(map(str, counts))),
         ("pairs whose two games have the same moves",
-         f"{match['pairs_with_same_moves']} of {sum(counts)}"),
-        ("Elo, 95 % interval (pairs)", interval_text(elo, sum(counts))),
-        ("LOS", "n/a" if elo["los"] is None else f"{elo['los']:.1%}"),
+         f"{match['pairs_with_same_moves']} of {pairs}"),
+        ("Elo, 95 % interval (pairs)", interval_text(elo, pairs)),
+        ("LOS", los_text(elo["los"], pairs)),
         ("draw ratio", f"{elo['draw_ratio']:.1%}"),
-        ("Elo, games counted singly", interval_text(match["elo_games_counted_singly"])),
+        ("Elo, games counted singly", interval_text(match["elo_games_counted_singly"], pairs)),
     ]
     if sprt and not leading:
         rows.append(("SPRT", sprt))
     rows += [(f"{engine['name']} searched", search_text(engine)) for engine in (first, second)]
     machine = match["machine"]
+    # The wall time stays in the JSON file: a chapter states no wall-clock figures.
     rows += [
         ("machine", f"{machine['cpu_model']}, {machine['cpu_count']} cores, "
                     f"Python {machine['python']}"),
         ("load", conditions_text(match)),
-        ("wall time", f"{match['wall_seconds'] / 60:.0f} min, "
-                      f"{match['concurrency']} {'pair' if match['concurrency'] == 1 else 'pairs'}"
-                      f" at once"),
         ("command", f"`{command}`"),
     ]
     return "| | |\n|---|---|\n" + "\n".join(f"| {key} | {value} |" for key, value in rows)
@@ -161,27 +205,51 @@ def match_table(match: dict, command: str) -> str:
 def interval_finding(match: dict) -> str:
     """Return what the 95 % interval of the pairs says about the first engine."""
     elo = match["elo"]
-    interval = "the whole 95 % interval" + rough_note(sum(match["pentanomial"]))
+    pairs = sum(match["pentanomial"])
+    # From few pairs an interval that excludes zero makes the sign likely, not the size.
+    few = f", from only {pairs} pairs: the sign is likely, its size is not" if (
+        pairs < ROUGH_PAIRS) else ""
     if elo["lower"] is not None and elo["lower"] > 0:
-        return f"{interval} lies above zero: the gain is resolved"
+        return "the whole 95 % interval lies above zero" + (few or ": the gain is resolved")
     if elo["upper"] is not None and elo["upper"] < 0:
-        return f"{interval} lies below zero: the engine is weaker with it"
-    return "the 95 % interval" + rough_note(sum(match["pentanomial"])) + (
-        " includes zero: not resolved")
+        return "the whole 95 % interval lies below zero" + (
+            few or ": the engine is weaker with it")
+    return f"the 95 % interval{rough_note(pairs)} includes zero: not resolved"
+
+
+def hypothesis_text(elo: float) -> str:
+    """Return an SPRT hypothesis in words: "a gain of 20 Elo", "a loss of 5 Elo", "none"."""
+    if elo == 0:
+        return "none"
+    return f"a {'gain' if elo > 0 else 'loss'} of {abs(elo):g} Elo"
+
+
+def rejected_text(match: dict) -> str:
+    """Return what the interval says after the SPRT accepted H0: is elo1 out of it, the sign?"""
+    elo, elo1 = match["elo"], match["sprt"]["elo1"]
+    lower = -math.inf if elo["lower"] is None else elo["lower"]
+    upper = math.inf if elo["upper"] is None else elo["upper"]
+    bound = f"{'excludes' if upper < elo1 else 'still includes'} {elo1:+g}"
+    sign = ("the sign is not resolved" if lower <= 0 <= upper
+            else "it lies below zero" if upper < 0 else "it lies above zero")
+    return (f"the 95 % interval {bounds_text(elo)}{rough_note(sum(match['pentanomial']))} "
+            f"{bound}; {sign}")
 
 
 def verdict(match: dict) -> str:
     """Return what the match shows about the first engine, as its SPRT and interval allow."""
-    found = interval_finding(match)
     if not sprt_decided(match):
-        return found
+        return interval_finding(match)
     sprt = match["sprt"]
-    accepted, rejected = ((sprt["elo1"], sprt["elo0"]) if sprt["verdict"] == "H1 accepted"
-                          else (sprt["elo0"], sprt["elo1"]))
     at = f" at pair {sprt['pairs_at_verdict']}" if sprt.get("pairs_at_verdict") else ""
     # The SPRT decided the match, so its verdict leads.
-    return (f"the SPRT stopped the match{at}, {sprt['verdict']}: the games favour a "
-            f"difference of {accepted:+g} Elo over one of {rejected:+g}; {found}")
+    if sprt["verdict"] == "H1 accepted":
+        return (f"the SPRT stopped the match{at}, H1 accepted: the games favour H1 "
+                f"({hypothesis_text(sprt['elo1'])}) over H0 ({hypothesis_text(sprt['elo0'])}); "
+                f"{interval_finding(match)}")
+    return (f"the SPRT stopped the match{at}, H0 accepted: the games favour H0 "
+            f"({hypothesis_text(sprt['elo0'])}) over H1 ({hypothesis_text(sprt['elo1'])}); "
+            f"{rejected_text(match)}")
 
 
 def assert_searched(match: dict) -> None:

@@ -426,10 +426,12 @@ def apply_option(session: Session, name: str, value: str) -> None:
     if session.is_searching():
         raise CommandError("options cannot change during a search (send 'stop' first)")
     if name.lower() == "hash":
-        if not value.isdecimal() or not 1 <= int(value) <= MAXIMUM_HASH_MB:
+        # Chapter 3's parse_count, as for every number of a command: at most MAX_DIGITS digits.
+        megabytes = parse_count(value)
+        if megabytes is None or not 1 <= megabytes <= MAXIMUM_HASH_MB:
             raise CommandError(f"option Hash needs megabytes from 1 to {MAXIMUM_HASH_MB}, "
-                               f"not {value!r}")
-        session.searcher.tt.resize(int(value))
+                               f"not {quoted(value)}")
+        session.searcher.tt.resize(megabytes)
         return
     if name.lower() == "clear hash":
         session.searcher.tt.clear()

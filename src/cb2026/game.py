@@ -281,8 +281,11 @@ def parse_info_line(line: str) -> dict[str, int | str]:
         following = words[position + 1]
         if word == "string":
             break
-        if word in INFO_NUMBERS and following.isascii() and following.isdecimal():
-            fields[word] = int(following)
+        if word in INFO_NUMBERS:
+            # Depths, node counts and the table's fill are never negative.
+            count = uci_integer(following)
+            if count is not None and count >= 0:
+                fields[word] = count
         elif word == "score" and following in ("cp", "mate") and position + 2 < len(words):
             value = uci_integer(words[position + 2])
             if value is not None:

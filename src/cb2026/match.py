@@ -492,11 +492,13 @@ def journal_path(json_path: Path) -> Path:
 
 
 def journal_header(settings: MatchSettings) -> dict[str, object]:
-    """Return what identifies a match in its journal: engines, limits, rules, openings."""
+    """Return what identifies a match in its journal: engines, limits, rules, SPRT, openings."""
     header = {
         "engines": [asdict(spec) for spec in settings.engines],
         "limits": asdict(settings.limits),
         "adjudication": asdict(settings.adjudication),
+        # The SPRT decides when the match stops, so another test (or minimum) is another match.
+        "sprt": asdict(settings.sprt) if settings.sprt else None,
         "opening_source": settings.opening_source,
         "seed": settings.seed,
         "opening_offset": settings.opening_offset,
@@ -569,7 +571,8 @@ def read_journal(settings: MatchSettings) -> list[GameResult]:
         return []
     lines = path.read_text().splitlines()
     if not lines or json.loads(lines[0]).get("journal") != journal_header(settings):
-        raise ValueError(f"{path} belongs to another match (engines, limits or openings differ)")
+        raise ValueError(
+            f"{path} belongs to another match (engines, limits, SPRT or openings differ)")
     tasks = {task.index: task for pair in build_pairs(settings.openings) for task in pair.games()}
     results: dict[int, GameResult] = {}
     for number, line in enumerate(lines[1:], start=2):

@@ -1,0 +1,155 @@
+"""The match reports of the chapters (book/chapters/matchreport.py), on small hand-made files.
+
+Each test builds a match dict with only the fields a branch reads, in the shape the runner of
+chapter 7.1 writes (or, for the old-file branches, wrote before it recorded them). That
+ROUGH_PAIRS equals chapter 7.1's SPRT_MIN_PAIRS is tested in tests/test_elo.py, of stage 7.1:
+chapter 5's engine has no cb2026.elo.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "book" / "chapters"))
+
+import matchreport  # noqa: E402
+from matchreport import (  # noqa: E402
+    ROUGH_PAIRS,
+    conditions_text,
+    games_text,
+    hash_text,
+    interval_finding,
+    los_text,
+    match_table,
+    sprt_text,
+    verdict,
+)
+
+pytestmark = [pytest.mark.stage("stage-05-alphabeta"), pytest.mark.tooling]
+
+
+def engine(name: str, **fields: object) -> dict:
+    """An engine record of a match file."""
+    return {"name": name, "options": {}, "depth": {"mean": 4.0, "median": 4},
+            "nodes_per_move": 1000, "blind_moves": 0, "moves": 100,
+            "hashfull": {"mean_second_half": None, "moves": 0}} | fields
+
+
+def sprt(verdict_text: str, pairs_at_verdict: int | None, **fields: object) -> dict:
+    """An SPRT record of a match file."""
+    return {"elo0": 0, "elo1": 20, "alpha": 0.05, "beta": 0.05, "min_pairs": ROUGH_PAIRS,
+            "llr": 3.0, "lower_bound": -2.94, "upper_bound": 2.94, "verdict": verdict_text,
+            "pairs_at_verdict": pairs_at_verdict} | fields
+
+
+def match(pentanomial: list[int], games_planned: int, lower: float | None, upper: float | None,
+          **fields: object) -> dict:
+    """A match file with the given pairs, cap and 95 % interval of the pairs."""
+    elo = {"difference": 50.0, "lower": lower, "upper": upper, "los": 0.97, "draw_ratio": 0.2}
+    return {
+        "engines": [engine("a"), engine("b")], "limits": {"nodes": 1000, "description": "x"},
+        "openings": {"source": "suite"}, "games_played": 2 * sum(pentanomial),
+        "games_planned": games_planned, "pentanomial": pentanomial, "wins": 1, "losses": 1,
+        "draws": 0, "pairs_with_same_moves": 0, "elo": elo, "elo_games_counted_singly": elo,
+        "machine": {"cpu_model": "cpu", "cpu_count": 2, "python": "3.11"},
+        "wall_seconds": 600.0, "concurrency": 2,
+    } | fields
+
+
+@pytest.mark.parametrize(("record", "expected"), [
+    (engine("a", hash_mb=16, options={"Hash": 16}), "16 MB (set for the match)"),
+    (engine("a", hash_mb=64), "64 MB (its default)"),
+    (engine("sunfish", hash_mb=None), "not declared by the engine"),
+    (engine("a", hash_mb=64, options={"TT": False}), "table off (option TT false)"),
+    (engine("a", hash_mb=1, options={"Hash": 1, "Buckets": False}),
+     "1 MB (set for the match), buckets off (option Buckets false)"),
+    # Files from before the runner asked the engine: only a size set, or table fill, is known.
+    (engine("a", options={"Hash": 1}), "1 MB (set for the match)"),
+    (engine("a", hashfull={"moves": 80}), "its default size"),
+    (engine("a"), "not recorded"),
+])
+def test_hash_table(record: dict, expected: str) -> None:
+    assert hash_text(record) == expected
+
+
+def test_an_aborted_match_says_how_far_it_got() -> None:
+    assert games_text(match([0, 0, 3, 0, 0], 100, -50, 50)) == "6 (3) of 100 planned"
+
+
+def test_a_capped_match_with_an_undecided_sprt() -> None:
+    capped = match([0, 0, 5, 0, 0], 10, -50, 50, sprt=sprt("continue", None))
+    assert games_text(capped) == "10 (5), capped at 10 before the SPRT decided"
+    assert games_text(match([0, 0, 5, 0, 0], 10, -50, 50)) == "10 (5), as planned"
+    # An undecided SPRT comes after the statistics, the engines come first.
+    rows = [line.split(" | ")[0] for line in match_table(capped, "cmd").splitlines()]
+    assert rows.index("| SPRT") > rows.index("| LOS") and rows[2] == "| engines"
+
+
+def test_a_match_stopped_by_the_sprt() -> None:
+    stopped = match([0, 0, 5, 10, 25], 400, 30, 90, sprt=sprt("H1 accepted", 39))
+    assert games_text(stopped) == (
+        "80 (40), stopped by the SPRT (cap 400) (1 pair in flight finished after the verdict)")
+    assert sprt_text(stopped).endswith(
+        "min_pairs = 30: LLR 3.00 in [-2.94, 2.94], H1 accepted after 39 pairs")
+    assert verdict(stopped) == (
+        "the SPRT stopped the match at pair 39, H1 accepted: the games favour H1 (a gain of "
+        "20 Elo) over H0 (none); the whole 95 % interval lies above zero: the gain is resolved")
+    rows = [line.split(" | ")[0] for line in match_table(stopped, "cmd").splitlines()]
+    assert rows[2:4] == ["| engines", "| SPRT"]
+
+
+def test_an_accepted_h0_says_what_the_interval_excludes() -> None:
+    stopped = match([0, 10, 80, 10, 0], 400, -7, 16, sprt=sprt("H0 accepted", 100))
+    assert verdict(stopped).endswith(
+        "H0 accepted: the games favour H0 (none) over H1 (a gain of 20 Elo); the 95 % "
+        "interval [-7, +16] excludes +20; the sign is not resolved")
+    wide = match([0, 10, 80, 10, 0], 400, -30, 25, sprt=sprt("H0 accepted", 100))
+    assert verdict(wide).endswith("[-30, +25] still includes +20; the sign is not resolved")
+
+
+def test_an_old_file_without_a_minimum_says_so() -> None:
+    old = match([0, 0, 0, 1, 5], 300, 352, None, sprt=sprt("H1 accepted", 6))
+    del old["sprt"]["min_pairs"]
+    assert ("beta = 0.05, no minimum number of pairs (played before the runner had one): "
+            in sprt_text(old))
+    assert "conditions" not in old and conditions_text(old) == "not recorded"
+
+
+def test_few_pairs_make_a_likely_sign_not_a_size() -> None:
+    few = match([0, 0, 0, 1, 5], 300, 352, None)
+    assert interval_finding(few) == (
+        "the whole 95 % interval lies above zero, from only 6 pairs: the sign is likely, "
+        "its size is not")
+    assert interval_finding(match([5, 1, 0, 0, 0], 300, None, -352)).startswith(
+        "the whole 95 % interval lies below zero, from only 6 pairs")
+    assert interval_finding(match([0, 1, 4, 1, 0], 300, -80, 80)) == (
+        "the 95 % interval (rough: 6 pairs) includes zero: not resolved")
+    table = match_table(few, "cmd")
+    assert "| Elo, games counted singly | +50 [+352, +inf] (rough: 6 pairs) |" in table
+
+
+@pytest.mark.parametrize(("los", "pairs", "expected"), [
+    (0.9996, 6, "> 99.9 % (rough: 6 pairs)"),
+    (0.0001, 40, "< 0.1 %"),
+    (0.781, 113, "78.1 %"),
+    (None, 40, "n/a"),
+])
+def test_los_is_never_a_certainty(los: float | None, pairs: int, expected: str) -> None:
+    assert los_text(los, pairs) == expected
+
+
+def test_load_and_no_wall_time() -> None:
+    conditions = {"quiet": True, "load_before": 0.3, "load_after": 1.9, "load_limit": 0.6}
+    clock = match([0, 0, 40, 0, 0], 80, -20, 20, conditions=conditions,
+                  limits={"nodes": None, "description": "tc=5+0.05"})
+    assert conditions_text(clock) == (
+        "quiet before the match: 1-minute load average 0.3 before, 1.9 after (limit 0.6 "
+        "before; the load after includes the match's own engines)")
+    table = match_table(clock, "cmd")
+    # The chapters state no wall-clock figures; the JSON keeps them.
+    assert "wall" not in table and "10 min" not in table
+    assert matchreport.limits_text(clock) == "tc=5+0.05"
