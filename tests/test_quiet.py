@@ -130,3 +130,9 @@ def test_describe_names_the_conditions(tmp_path: Path) -> None:
     assert "a quiet machine" in sentence and conditions.cpu in sentence
     older = {"machine": {"date": "2026-11-29", "cpu_count": 2, "python": "3.11.7"}}
     assert "not checked for a quiet machine" in quiet.describe(older)
+
+
+def test_describe_build_names_the_load_and_says_unchecked() -> None:
+    sentence = quiet.describe_build(0.25, load=lambda: 1.5)
+    assert "load average 0.25 before and 1.50 after" in sentence
+    assert "not checked for a quiet machine" in sentence and quiet.cpu_model() in sentence

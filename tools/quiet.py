@@ -187,3 +187,15 @@ def describe(data: dict[str, Any]) -> str:
         f"{conditions['load_after']} after, the run's own process included (limit "
         f"{conditions['load_limit']} before): {verdict}."
     )
+
+
+def describe_build(load_before: float, load: Callable[[], float] = one_minute_load) -> str:
+    """One sentence for a chapter on the machine a timing taken during the book's build ran on:
+    such a timing is not locked nor checked for a quiet machine, so a chapter shows ratios."""
+    return (
+        f"Timed while this copy of the book was built, on {cpu_model()} "
+        f"({os.cpu_count() or 1} cores), {platform.python_implementation()} "
+        f"{platform.python_version()}; 1-minute load average {load_before:.2f} before and "
+        f"{load():.2f} after, not checked for a quiet machine: which is why the chapter shows "
+        f"ratios, each from the best of interleaved runs, and no times."
+    )
