@@ -7,6 +7,7 @@ passes on a busy machine (a fixed-node match never refuses for load).
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import subprocess
 import sys
@@ -57,7 +58,11 @@ def test_the_defaults_are_the_books_measurement() -> None:
     assert options.output == ROOT / "book" / "data" / "strength"
     settings = strength_by_stage.settings(options)
     assert settings["anchor"] == "sunfish" and settings["limits"] == "--tc 5+0.05"
-    assert settings["anchor_version"].startswith("sunfish ")
+    # Sunfish comes with `make opponents`, not with `make test`'s install.
+    if importlib.util.find_spec("sunfish") is None:
+        assert settings["anchor_version"] is None
+    else:
+        assert settings["anchor_version"].startswith("sunfish ")
     assert settings["build"] == ("interpreted" if missing_compiler() else "compiled")
 
 

@@ -26,7 +26,6 @@ import datetime
 import fcntl
 import os
 import platform
-import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -35,7 +34,6 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-ROOT = Path(__file__).resolve().parents[1]
 LOCK_PATH = Path("/tmp/cb2026-measure.lock")
 LOAD_LIMIT_PER_CORE = 0.3
 WAIT_STEP = 10.0  # seconds between looks at the lock or the load under --wait
@@ -48,15 +46,16 @@ def one_minute_load() -> float:
 
 
 def cpu_model() -> str:
-    """The processor's model name, read by the match runner's `cpu_model` (chapter 7.1)."""
-    # In a child process: importing the runner here would fix which `cb2026` this process
-    # has, and a measuring tool loads the engine of the stage it measures after this module.
-    code = "from cb2026.match import cpu_model; print(cpu_model())"
-    completed = subprocess.run(
-        [sys.executable, "-c", code], env={**os.environ, "PYTHONPATH": str(ROOT / "src")},
-        capture_output=True, text=True, check=True,
-    )
-    return completed.stdout.strip()
+    """The processor's model name (from /proc/cpuinfo on Linux), or a fallback."""
+    # Not the match runner's cpu_model (chapter 7.1): the tools measure every stage's engine,
+    # and the packages of stages before 7.1 have no runner to ask.
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
 
 
 def now() -> str:
