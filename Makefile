@@ -31,7 +31,7 @@ book: $(STAMP) ensure-tags  ## build the HTML book into book/_build/html (warnin
 test: $(STAMP) ensure-tags  ## the whole test suite: engine tests, tools, every chapter under nbval
 	$(BIN)/python -m pytest
 
-test-stages: $(STAMP) ensure-tags  ## every stage's snapshot against all of its tests, slow ones too (CI runs it)
+test-stages: $(STAMP) ensure-tags  ## every stage's snapshot against all of its engine tests, slow ones too (CI runs it)
 	$(BIN)/python -m pytest tests/test_stages.py --snapshots=all
 
 tangle: $(STAMP)  ## regenerate src/cb2026 from the chapters

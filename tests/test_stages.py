@@ -3,8 +3,10 @@
 By default (`make test`) a snapshot runs the engine tests declared for its own stage and its
 own chapter: every stage's engine is checked at the stage where its tests arrive, and the
 cost grows with the number of stages, not with its square. `--snapshots=all` (`make
-test-stages`, which CI runs) has each snapshot run every test it holds, slow ones included,
-so that an earlier stage's tests are checked against each later engine too.
+test-stages`, which CI runs) has each snapshot run every engine test it holds, slow ones
+included, so that an earlier stage's tests are checked against each later engine too. Tests of
+the book's tooling (`pytest.mark.tooling`) are the same files in every snapshot, so only the
+main run has them.
 """
 
 from __future__ import annotations
@@ -52,10 +54,10 @@ def snapshot_pytest_arguments(snapshot: Path, stage: str, scope: str) -> list[st
     """What the snapshot's own pytest runs: its stage's engine tests and chapter, or (scope
     "all") every test and its chapter."""
     chapter = f"book/chapters/{stage}.md"
+    # The tools are the same files in every snapshot; the main run tests them once.
     if scope == "all":
         # The snapshot's own copy of this module would build snapshots again.
-        return ["tests", chapter, "--ignore=tests/test_stages.py"]
-    # The tools are the same files in every snapshot; the main run tests them once.
+        return ["tests", chapter, "--ignore=tests/test_stages.py", "-m", "not tooling"]
     return [*own_test_files(snapshot, stage), chapter, "-m", "not slow and not tooling"]
 
 

@@ -19,7 +19,7 @@ from sphinx.util.matching import Matcher
 from literate.book import chapters, chapters_through, repository_root
 from literate.tangle import tangle, tangle_stages
 
-pytestmark = pytest.mark.stage("stage-01-board")
+pytestmark = [pytest.mark.stage("stage-01-board"), pytest.mark.tooling]
 
 ROOT = repository_root(Path(__file__))
 LOCK = ROOT / "requirements" / "constraints.txt"
