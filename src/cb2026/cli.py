@@ -170,7 +170,7 @@ def run(input_stream: TextIO, output_stream: TextIO) -> None:
     session = Session(output_stream)
     for line in input_stream:
         # A person (no `uci` sent) gets one command after the other, as in a shell: each
-        # waits for a finite search to end, but `stop` and `quit`, which end it at once.
+        # waits for a finite search to end, except `stop` and `quit`, which end it at once.
         if not session.uci_mode and line.split()[:1] not in (["stop"], ["quit"]):
             session.wait_for_search()
         execute(session, line)
