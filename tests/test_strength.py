@@ -183,26 +183,32 @@ def elo(difference: float, margin: float) -> dict[str, object]:
             "upper": difference + margin, "text": f"{difference:+.1f} +/- {margin:.1f}"}
 
 
-def test_the_introduction_draws_every_stage_from_the_data(tmp_path: Path) -> None:
-    conditions = {"quiet": True}
+STAGE_7 = {"stage": "stage-07-uci", "elo": elo(-12.5, 40.0), "games": 300,
+           "conditions": {"quiet": True}, "build": "compiled"}
+STAGE_8 = {"stage": "stage-08-tt", "elo": elo(55.0, 38.0), "games": 298,
+           "conditions": {"quiet": True}, "build": "compiled"}
+
+
+def write_chart_data(book: Path, stages: list[dict], chapters: list[str]) -> None:
+    """A strength data file with `stages` in `book`, whose chapters are `chapters`."""
     data = {
         "settings": {"anchor": "sunfish", "limits": "--tc 5+0.05"},
         "anchor": {"name": "sunfish", "package_version": "sunfish 2026.1", "uci_id_name": "x",
                    "limits": "--tc 5+0.05"},
         "not_playing": EARLY_STAGES,
-        "stages": [
-            {"stage": "stage-07-uci", "elo": elo(-12.5, 40.0), "games": 300,
-             "conditions": conditions, "build": "compiled"},
-            {"stage": "stage-07.1-matches", "same_engine_as": "stage-07-uci"},
-            {"stage": "stage-08-tt", "elo": elo(55.0, 38.0), "games": 298,
-             "conditions": conditions, "build": "compiled"},
-        ],
+        "stages": stages,
     }
-    (tmp_path / "data" / "strength").mkdir(parents=True)
-    (tmp_path / "data" / "strength" / "by-stage.json").write_text(json.dumps(data))
-    (tmp_path / "chapters").mkdir()
-    for entry in data["stages"]:
-        (tmp_path / "chapters" / f"{entry['stage']}.md").touch()
+    (book / "data" / "strength").mkdir(parents=True)
+    (book / "data" / "strength" / "by-stage.json").write_text(json.dumps(data))
+    (book / "chapters").mkdir()
+    for stage in chapters:
+        (book / "chapters" / f"{stage}.md").touch()
+
+
+def test_the_introduction_draws_every_stage_from_the_data(tmp_path: Path) -> None:
+    repeat = {"stage": "stage-07.1-matches", "same_engine_as": "stage-07-uci"}
+    stages = [STAGE_7, repeat, STAGE_8]
+    write_chart_data(tmp_path, stages, [entry["stage"] for entry in stages])
     sentence, [axes] = run_intro_cells(tmp_path)
     assert sentence == (
         "Against sunfish 2026.1 at a clock of 5+0.05, stage 7 scores -12.5 +/- 40.0 Elo over "
@@ -218,22 +224,8 @@ def test_the_introduction_draws_every_stage_from_the_data(tmp_path: Path) -> Non
 
 
 def test_a_snapshot_charts_only_its_own_stages(tmp_path: Path) -> None:
-    data = {
-        "settings": {"anchor": "sunfish", "limits": "--tc 5+0.05"},
-        "anchor": {"name": "sunfish", "package_version": "sunfish 2026.1", "uci_id_name": "x",
-                   "limits": "--tc 5+0.05"},
-        "not_playing": EARLY_STAGES,
-        "stages": [
-            {"stage": "stage-07-uci", "elo": elo(-12.5, 40.0), "games": 300,
-             "conditions": {"quiet": True}},
-            {"stage": "stage-08-tt", "elo": elo(55.0, 38.0), "games": 298,
-             "conditions": {"quiet": True}},
-        ],
-    }
-    (tmp_path / "data" / "strength").mkdir(parents=True)
-    (tmp_path / "data" / "strength" / "by-stage.json").write_text(json.dumps(data))
-    (tmp_path / "chapters").mkdir()
-    (tmp_path / "chapters" / "stage-07-uci.md").touch()  # the stage-7 snapshot: no chapter 8
+    # The stage-7 snapshot holds the data of stage 8 but not its chapter.
+    write_chart_data(tmp_path, [STAGE_7, STAGE_8], ["stage-07-uci"])
     sentence, [axes] = run_intro_cells(tmp_path)
     assert "stage 8" not in sentence and "stage 7 scores -12.5" in sentence
     assert [label.get_text() for label in axes.get_xticklabels()] == ["7"]
