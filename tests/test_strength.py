@@ -131,6 +131,10 @@ def test_a_tiny_run_its_data_and_its_resume(tmp_path: Path) -> None:
     assert {"quiet", "load_before", "cpu"} <= entry["conditions"].keys()
     pgn = (tmp_path / "data" / entry["pgn"]).read_text()
     assert pgn.count("[Event ") == 2 and "cb2026-stage-07-uci" in pgn
+    summary = json.loads((tmp_path / "data" / entry["summary"]).read_text())
+    assert summary["games_played"] == 2 and "blind_moves" in summary["engines"][0]
+    assert entry["command"].startswith("python tools/strength_by_stage.py ")
+    assert "--only stage-07-uci" in entry["command"]
 
     # A finished stage is skipped by --resume: its entry stays as it was.
     again = run_tool(tmp_path, *TRIAL, "--only", "stage-07-uci", "--resume")

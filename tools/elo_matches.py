@@ -110,6 +110,20 @@ SELF_PLAY_CLOCK = "2+0.02"
 BUCKET_HASH_MB = 1
 BUCKET_NODES = 1_500_000
 
+def stockfish_level(elo: int, limits: tuple[str, ...], games: int) -> Experiment:
+    """Return a match against Stockfish weakened to `elo` on its UCI_Elo scale, one thread."""
+    return Experiment(
+        f"stockfish-{elo}",
+        (f"cmd={STOCKFISH}", f"name=stockfish-{elo}", "option.UCI_LimitStrength=true",
+         f"option.UCI_Elo={elo}", "option.Threads=1"),
+        limits, games, None,
+    )
+
+
+# Stockfish 15.1 turns UCI_Elo into a skill level and freezes its (randomly weakened) move at
+# search depth 1 + int(level): 1, 2 and 3 for these levels, which it reaches in every move.
+STOCKFISH_LEVELS = (1350, 1500, 1650)
+
 EXPERIMENTS: dict[str, list[Experiment]] = {
     "stage-05-alphabeta": [
         switched_off("Ordering", nodes(SELF_PLAY_NODES), 1000),
@@ -119,15 +133,12 @@ EXPERIMENTS: dict[str, list[Experiment]] = {
         switched_off("Quiescence", nodes(SELF_PLAY_NODES), 1000),
         switched_off("Quiescence", clock(SELF_PLAY_CLOCK), 300),
     ],
-    "stage-07.1-matches": [
-        Experiment("sunfish", (f"cmd={SUNFISH}", "name=sunfish"), clock("5+0.05"), 400, None),
-        Experiment(
-            "stockfish-1350",
-            (f"cmd={STOCKFISH}", "name=stockfish-1350", "option.UCI_LimitStrength=true",
-             "option.UCI_Elo=1350", "option.Threads=1"),
-            clock("5+0.05"), 400, None,
-        ),
-    ],
+    # Chapter 7.1's rating. Its match against Sunfish is the introduction's stage-7 match,
+    # played once by tools/strength_by_stage.py (--only stage-07-uci --games 400). Stockfish
+    # is played at three UCI_Elo levels, a third of the 400 games each (rounded up to pairs),
+    # so that one of them lies near an even score.
+    "stage-07.1-matches": [stockfish_level(elo, clock("5+0.05"), 134)
+                           for elo in STOCKFISH_LEVELS],
     "stage-08-tt": [
         switched_off("TT", nodes(SELF_PLAY_NODES), 1000),
         switched_off("TT", clock(SELF_PLAY_CLOCK), 300),

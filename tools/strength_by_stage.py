@@ -37,7 +37,10 @@ each entry records the machine's load.
 
 Every stage plays the same games: colour-reversed pairs from the book's opening suite in the
 runner's fixed order (seed 2026), with elo_matches' adjudication and no SPRT (the question is
-how strong, not whether stronger). 300 games a stage give a 95% interval of about +/-35 Elo.
+how strong, not whether stronger). 300 games a stage give a 95% interval of about +/-35 Elo;
+stage 7 plays 400 (`--only stage-07-uci --games 400`), since its match is also chapter 7.1's
+rating against Sunfish. Each stage's entry keeps the command that played it, and the runner's
+whole summary (depths, blind moves, time losses) lies beside its PGN.
 A clock match needs the quiet machine: the run holds the measurement lock of tools/quiet.py
 and refuses a busy machine (`--wait` waits for a quiet one). On a clock it plays one pair
 fewer than the machine has cores at once, chapter 7.1's rule: in a pair one engine thinks
@@ -251,6 +254,7 @@ def stage_entry(stage: str, summary: dict, build: str, conditions: dict) -> dict
         "wall_seconds": summary["wall_seconds"],
         "conditions": conditions,
         "pgn": f"{stage}.pgn",
+        "summary": f"{stage}.json",
     }
 
 
@@ -303,8 +307,12 @@ def play_stage(stage: str, options: argparse.Namespace) -> dict | None:
         return None
     summary = json.loads((options.work / f"{stage}.json").read_text())
     options.output.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(options.work / f"{stage}.pgn", options.output / f"{stage}.pgn")
+    # The runner's whole summary goes beside the PGN: a chapter that rates its own stage
+    # against the anchor (7.1) reads the depths, blind moves and time losses from it.
+    for suffix in (".pgn", ".json"):
+        shutil.copyfile(options.work / f"{stage}{suffix}", options.output / f"{stage}{suffix}")
     entry = stage_entry(stage, summary, build, conditions.record())
+    entry["command"] = options.command
     entry["anchor_uci_id_name"] = summary["engines"][1]["id_name"]
     entry["anchor_version"] = anchor_version(ANCHORS[options.anchor])
     return entry
@@ -371,7 +379,9 @@ def main(arguments: list[str] | None = None) -> int:
     data["not_playing"] = [plan.stage for plan in plans if not plan.plays]
     data["adjudication"] = " ".join(ADJUDICATION)
     data["openings"] = "the book's suite (book/data/openings), the runner's order (seed 2026)"
-    data["command"] = shlex.join(["python", "tools/strength_by_stage.py", *(
+    # Stages may be played by different commands (7 with more games, for chapter 7.1):
+    # each entry keeps the one that played it.
+    options.command = shlex.join(["python", "tools/strength_by_stage.py", *(
         sys.argv[1:] if arguments is None else arguments)])
     order = [plan.stage for plan in plans]
     for plan in playing:
