@@ -67,6 +67,9 @@ def match(pentanomial: list[int], games_planned: int, lower: float | None, upper
     (engine("a", hash_mb=64, options={"TT": False}), "table off (option TT false)"),
     (engine("a", hash_mb=1, options={"Hash": 1, "Buckets": False}),
      "1 MB (set for the match), buckets off (option Buckets false)"),
+    (engine("a", hash_mb=16, options={"TableSlots": 512, "Buckets": False}),
+     "512 slots (option TableSlots, set for the match), buckets off (option Buckets false)"),
+    (engine("a", hash_mb=16, options={"TableSlots": 0}), "16 MB (its default)"),
     # Files from before the runner asked the engine: only a size set, or table fill, is known.
     (engine("a", options={"Hash": 1}), "1 MB (set for the match)"),
     (engine("a", hashfull={"moves": 80}), "its default size"),

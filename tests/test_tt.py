@@ -316,3 +316,32 @@ def test_a_bad_hash_size_is_refused_and_changes_nothing(value: str) -> None:
     # A clear complaint, not Python's own error about a number too long for int().
     assert output.getvalue().count("\n") == 1 and "4300" not in output.getvalue()
     assert session.searcher.tt.size == size
+
+
+# TableSlots: the table's size in slots, for experiments that need a crowded table.
+def test_table_slots_set_the_size_whatever_order_the_options_come_in() -> None:
+    session, output = searched_session("setoption name TableSlots value 512",
+                                       "setoption name Hash value 2", "position startpos",
+                                       "go depth 5")
+    table = session.searcher.tt
+    assert f"option name TableSlots type spin default 0 min 0 max {entry_count(1024)}" \
+        in output.getvalue()
+    assert table.size == len(table.keys) == len(table.data) == 512 and table.megabytes == 2
+    # A depth-5 search stores far more results than 512 slots hold: the table is crowded.
+    assert table.hashfull() > 500
+    assert table.probe(Position.starting().key) is not None  # the root's result survives
+    execute(session, "setoption name TableSlots value 0")
+    assert table.size == entry_count(2)
+    execute(session, "setoption name TableSlots value 100")
+    execute(session, "setoption name Hash value 1")
+    assert table.size == 100 and "error" not in output.getvalue()
+
+
+@pytest.mark.parametrize("value", ["-1", str(entry_count(1024) + 1), "x", "", "9" * 5000])
+def test_a_bad_slot_count_is_refused_and_changes_nothing(value: str) -> None:
+    output = io.StringIO()
+    session = Session(output)
+    size = session.searcher.tt.size
+    execute(session, f"setoption name TableSlots value {value}")
+    assert output.getvalue().startswith("info string error: option TableSlots needs a number")
+    assert output.getvalue().count("\n") == 1 and session.searcher.tt.size == size

@@ -94,21 +94,16 @@ SELF_PLAY_NODES = 8_000
 SELF_PLAY_CLOCK = "2+0.02"
 
 # Buckets only matter when one search stores more results than the table has slots, and the
-# engine's smallest table (Hash 1, the least UCI's spin option allows) holds 2**20 / 16 =
-# 65,536 entries. A first match at 10,000 nodes filled 1.7 % of it per search (hashfull in the
-# later half of its games, 8,400 nodes used a move): 0.13 stored results a node, and buckets
-# had nothing to do. The rate falls as searches grow, since more of their positions are
-# transpositions: in a trial of the compiled engine from an empty 1 MB table on positions at
-# ply 41 of the suite's games, a limit of 1,000,000 nodes (500,000-800,000 used, as the last
-# iteration stops) gave hashfull 56-70 % with buckets and 46-55 % without, about 0.07 stored
-# results a node. At 1,500,000 nodes a search stores some 1.5 results per slot: a table of
-# one slot per key is then about 1 - e**-1.5 = 78 % full of the search's own entries, and
-# buckets decide which results survive. A functional trial of this experiment (2 games cut
-# at move 9, so opening positions) gave hashfull 89 % a search with buckets, 78 % without.
-# Each move costs up to 7.5 s at the compiled engine's 200,000 nodes per second; see
-# `estimated_hours` for the whole match (`--list` prints it).
+# engine's smallest table in megabytes (Hash 1, the least UCI's spin option allows) holds
+# 2**20 / 16 = 65,536 entries. A first match at 10,000 nodes filled 1.7 % of it per search
+# (hashfull in the later half of its games, 8,400 nodes used a move): 0.13 stored results a
+# node, and buckets had nothing to do. Crowding that table takes searches of over a million
+# nodes a move, a match of some 45 hours here. The second match shrinks the table instead
+# (TableSlots, chapter 8) to 512 slots, which a search at the self-play budget (about 1,000
+# results) fills twice over: about the pressure on Stockfish's own 1 MB table at 60+0.6
+# (hashfull 902 per mille in its developers' measurement, chapter 8.1's reading list).
 BUCKET_HASH_MB = 1
-BUCKET_NODES = 1_500_000
+BUCKET_SLOTS = 512
 
 def stockfish_level(elo: int, limits: tuple[str, ...], games: int) -> Experiment:
     """Return a match against Stockfish weakened to `elo` on its UCI_Elo scale, one thread."""
@@ -146,9 +141,12 @@ EXPERIMENTS: dict[str, list[Experiment]] = {
     "stage-08.1-tt-buckets": [
         # The match chapter 8.1 shows now: a table that never fills (see above).
         switched_off("Buckets", nodes(10_000), 400, both=(f"option.Hash={BUCKET_HASH_MB}",)),
-        # The same under pressure, for the chapter to show when it has been played.
-        Experiment("buckets-full", ("self", "option.Buckets=false"), nodes(BUCKET_NODES), 400,
-                   both=(f"option.Hash={BUCKET_HASH_MB}",)),
+        # The same in a crowded table: the experiment that exercises buckets.
+        Experiment("buckets-full", ("self", "option.Buckets=false"), nodes(SELF_PLAY_NODES),
+                   1000, both=(f"option.TableSlots={BUCKET_SLOTS}",)),
+        # Buckets make every store and every missed probe dearer in Python: on a clock too.
+        Experiment("buckets-full-clock", ("self", "option.Buckets=false"),
+                   clock(SELF_PLAY_CLOCK), 300, both=(f"option.TableSlots={BUCKET_SLOTS}",)),
     ],
 }
 

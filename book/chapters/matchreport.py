@@ -64,6 +64,10 @@ def hash_text(engine: dict) -> str:
     if options.get("TT") is False:
         return "table off (option TT false)"
     chosen = options.get("Hash")
+    slots = options.get("TableSlots")
+    buckets = ", buckets off (option Buckets false)" if options.get("Buckets") is False else ""
+    if slots:  # chapter 8's option for experiments: the size in slots, whatever Hash says
+        return f"{slots:,} slots (option TableSlots, set for the match){buckets}"
     if "hash_mb" in engine:
         size = engine["hash_mb"]
         # The runner asked the engine: None means it declares no Hash option (it may still
@@ -74,9 +78,8 @@ def hash_text(engine: dict) -> str:
         size = chosen
     else:  # an older file, from before the runner asked the engine
         return "its default size" if engine.get("hashfull", {}).get("moves") else "not recorded"
-    text = f"{size} MB" + (" (set for the match)" if chosen is not None else " (its default)")
-    return text + (", buckets off (option Buckets false)" if options.get("Buckets") is False
-                   else "")
+    return f"{size} MB" + (" (set for the match)" if chosen is not None else " (its default)") \
+        + buckets
 
 
 def conditions_text(match: dict) -> str:

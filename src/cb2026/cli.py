@@ -25,7 +25,7 @@ from cb2026.perft import divide
 from cb2026.position import FenError, Position
 from cb2026.rules import legal_moves
 from cb2026.search import MAX_DEPTH, Iteration, Searcher, Techniques, is_mate_score, mate_in_moves
-from cb2026.tt import DEFAULT_HASH_MB, MAXIMUM_HASH_MB
+from cb2026.tt import DEFAULT_HASH_MB, MAXIMUM_HASH_MB, entry_count
 
 ENGINE_NAME = "cb2026"
 ENGINE_AUTHOR = "the cb2026 authors"
@@ -407,6 +407,7 @@ def option_lines(session: Session) -> list[str]:
     return [
         f"option name Hash type spin default {DEFAULT_HASH_MB} min 1 max {MAXIMUM_HASH_MB}",
         "option name Clear Hash type button",
+        f"option name TableSlots type spin default 0 min 0 max {entry_count(MAXIMUM_HASH_MB)}",
         "option name Ponder type check default false",
     ] + [
         f"option name {option_name(field.name)} type check default {str(field.default).lower()}"
@@ -431,7 +432,14 @@ def apply_option(session: Session, name: str, value: str) -> None:
         if megabytes is None or not 1 <= megabytes <= MAXIMUM_HASH_MB:
             raise CommandError(f"option Hash needs megabytes from 1 to {MAXIMUM_HASH_MB}, "
                                f"not {quoted(value)}")
-        session.searcher.tt.resize(megabytes)
+        session.searcher.tt.resize(megabytes, session.searcher.tt.slots_asked)
+        return
+    if name.lower() == "tableslots":
+        slots, most = parse_count(value), entry_count(MAXIMUM_HASH_MB)
+        if slots is None or not 0 <= slots <= most:
+            raise CommandError(f"option TableSlots needs a number of slots from 0 (as many as "
+                               f"Hash holds) to {most}, not {quoted(value)}")
+        session.searcher.tt.resize(session.searcher.tt.megabytes, slots)
         return
     if name.lower() == "clear hash":
         session.searcher.tt.clear()

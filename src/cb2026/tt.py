@@ -117,9 +117,12 @@ class TranspositionTable:
         self.buckets = True  # off: one slot per key, as in chapter 8
         self.resize(megabytes)
 
-    def resize(self, megabytes: int) -> None:
-        """Make the table use `megabytes` of memory; this empties it."""
-        self.size = entry_count(megabytes)
+    def resize(self, megabytes: int, slots: int = 0) -> None:
+        """Make the table use `megabytes` of memory, or exactly `slots` slots if that is not
+        0 (the option TableSlots, for experiments); this empties it."""
+        self.megabytes = megabytes
+        self.slots_asked = slots
+        self.size = slots or entry_count(megabytes)
         self.clear()
 
     def clear(self) -> None:
