@@ -185,8 +185,8 @@ class Searcher:
         moves = legal_moves(position)
         if not moves:
             return -MATE + ply if is_in_check(position) else DRAW
-        # The transposition table: a deep enough result settles the position at once
-        # (not at the root, which must find a move), and its best move goes first.
+        # Ask the table.  An entry of sufficient depth can end the node here (but not at
+        # the root, which has to choose a move); any entry offers a move to try first.
         tt_move = None
         tt_pv = beta - alpha > 1  # a full-window node lies on the principal variation
         if self.techniques.tt:
@@ -243,7 +243,7 @@ class Searcher:
             elif best > original_alpha:
                 bound = Bound.EXACT
             else:
-                bound = Bound.UPPER  # every move failed low: none is known to be best
+                bound = Bound.UPPER  # all moves stayed at or below alpha: none to recommend
                 best_move = None
             self.tt.store(position.key, best_move, score_to_tt(best, ply), depth, bound, tt_pv)
         return best

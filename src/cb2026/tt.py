@@ -4,10 +4,10 @@
 """The transposition table: what the search learned about each position it visited.
 
 The same position is often reached by different move orders, and iterative
-deepening searches every position again one ply deeper.  The table remembers,
-per Zobrist key, the best move found, the score with its bound, and the depth
-it was searched to, so that the search can reuse the score or at least try the
-best move first.
+deepening searches every position again one ply deeper.  For each Zobrist key
+the table keeps the move that came out on top, the score with its bound, and
+the depth searched.  A deep enough score spares the search of the position; a
+shallower one still tells the search which move to look at before the others.
 
 Python objects are big (a small tuple alone takes 64 bytes), so the table is two
 flat arrays of 64-bit integers: one holds the keys, the other each entry's fields
@@ -25,13 +25,13 @@ from cb2026.zobrist import Key
 
 
 class Bound(IntEnum):
-    """What a stored score means."""
+    """How a stored score relates to the position's true score."""
 
-    UPPER = 1  # the search failed low: the real score is at most this
+    UPPER = 1  # no move beat alpha: the true score is this or lower
 
-    LOWER = 2  # the search failed high: the real score is at least this
+    LOWER = 2  # a move reached beta: the true score is this or higher
 
-    EXACT = 3  # the real score
+    EXACT = 3  # inside the window: the true score itself
 
 
 class Entry(NamedTuple):
@@ -39,9 +39,9 @@ class Entry(NamedTuple):
 
     key: Key
 
-    best_move: Move | None  # None after a fail low: no move was found best
+    best_move: Move | None  # None when every move fell short of alpha
 
-    score: int  # mate scores count plies from this position (see score_to_tt)
+    score: int  # a mate is measured from this node, not from the root (score_to_tt)
 
     depth: int
 
@@ -49,7 +49,7 @@ class Entry(NamedTuple):
 
     generation: int  # which search stored it
 
-    pv: bool  # whether the position is or has been on the principal variation
+    pv: bool  # a principal-variation node, now or on an earlier visit
 
 
 DEFAULT_HASH_MB = 16
@@ -138,8 +138,8 @@ class TranspositionTable:
 
     def slots_for(self, key: Key) -> range:
         """Return the slots where an entry for `key` may be stored."""
-        # Lemire's multiply-shift: the key as a fraction of 2**64, scaled to the table
-        # size.  One multiplication instead of a division, and any size works.
+        # Chapter 8's multiply-shift, scaled to the number of slots, or with buckets to
+        # the number of buckets (then times four: the first slot of the bucket).
         if not self.buckets:
             index = (key * self.size) >> 64
             return range(index, index + 1)
@@ -155,7 +155,7 @@ class TranspositionTable:
         return None
 
     def slot_to_store(self, key: Key) -> int:
-        """Return the slot for `key`'s result: its own, else an empty one, else the least worth."""
+        """Return the slot for `key`: the one it already has, a free one, or the least valuable."""
         slots = self.slots_for(key)
         keys = self.keys
         data = self.data
@@ -176,11 +176,11 @@ class TranspositionTable:
         same_key = self.keys[slot] == key and packed != 0
         if packed and not same_key:
             old = unpack(self.keys[slot], packed)
-            # Keep a deeper result from this same search: it cost more to find.
+            # Refused: the deeper result already there took this search more nodes to find.
             if old.generation == self.generation and depth < old.depth:
                 return
         if best_move is None and same_key:
-            # A fail low has no best move; keep the one known for this position.
+            # An upper bound comes without a move: carry over the one stored earlier.
             best_move = unpack(key, packed).best_move
         self.keys[slot] = key
         self.data[slot] = pack(best_move, score, depth, bound, self.generation, pv)
@@ -194,8 +194,8 @@ class TranspositionTable:
 
 
 # Buckets: each key gets four slots instead of one, so that a new result seldom has
-# to push out a valuable old one.  It takes the slot of its own position, else an
-# empty one, else the one whose entry is worth least (entry_worth).
+# to push out a valuable old one.  A store prefers the position's own slot, then a
+# free one; only when the bucket is full does entry_worth choose what to give up.
 BUCKET_SIZE = 4
 
 # How many plies of depth one search's worth of age cancels out.
