@@ -25,6 +25,7 @@ from matchreport import (  # noqa: E402
     interval_finding,
     los_text,
     match_table,
+    search_text,
     sprt_text,
     verdict,
 )
@@ -156,3 +157,32 @@ def test_load_and_no_wall_time() -> None:
     # The chapters state no wall-clock figures; the JSON keeps them.
     assert "wall" not in table and "10 min" not in table
     assert matchreport.limits_text(clock) == "tc=5+0.05"
+
+
+def test_an_undecided_sprt_leads_the_verdict() -> None:
+    capped = match([0, 2, 140, 8, 0], 300, -3, 40, sprt=sprt("continue", None, llr=2.83))
+    assert verdict(capped) == (
+        "the SPRT did not decide before the cap of 300 games (LLR 2.83, bounds ±2.94); the "
+        "95 % interval includes zero: not resolved")
+    # Stopped early (an aborted run): not the cap, and asymmetric bounds are shown as such.
+    aborted = match([0, 0, 20, 0, 0], 300, -20, 20,
+                    sprt=sprt("continue", None, llr=0.12, lower_bound=-2.25, upper_bound=2.94))
+    assert verdict(aborted).startswith(
+        "the SPRT had not decided when the match ended after 40 of 300 planned games (LLR "
+        "0.12, bounds [-2.25, 2.94]); the 95 % interval")
+    # Without an SPRT the interval alone speaks.
+    assert verdict(match([0, 2, 140, 8, 0], 300, -3, 40)) == (
+        "the 95 % interval includes zero: not resolved")
+
+
+@pytest.mark.parametrize(("record", "expected"), [
+    (engine("a", hashfull={"mean_second_half": 312.4, "moves": 80}), ", 31.2 % of the table"),
+    (engine("a", hashfull={"mean_second_half": 0.49, "moves": 80}), ", 0.49 ‰ of the table"),
+    (engine("a", hashfull={"mean_second_half": 10.0, "moves": 80}), ", 1.0 % of the table"),
+    (engine("a", options={"TT": False}, hashfull={"mean_second_half": 0.0, "moves": 80}),
+     ", table off"),
+])
+def test_table_fill_is_never_rounded_away(record: dict, expected: str) -> None:
+    text = search_text(record)
+    assert expected in text
+    assert ("filled" in text) != expected.endswith("table off")

@@ -157,11 +157,21 @@ def search_text(engine: dict) -> str:
     text = (f"depth {depth['mean']:.1f} on average (median {depth['median']:g}), "
             f"{engine['nodes_per_move']:,.0f} nodes per move, "
             f"{engine['blind_moves']} blind moves of {engine['moves']:,}")
+    if engine["options"].get("TT") is False:  # chapter 8's switch: no table to fill
+        return text + ", table off"
     hashfull = engine.get("hashfull") or {}
     if hashfull.get("mean_second_half") is not None:
-        text += (f", {hashfull['mean_second_half'] / 10:.1f} % of the table filled by each "
+        text += (f", {fill_text(hashfull['mean_second_half'])} of the table filled by each "
                  f"search in the later half of the games")
     return text
+
+
+def fill_text(per_mille: float) -> str:
+    """Return a mean `hashfull` (per mille): "31.2 %", or "0.49 ‰" below one per cent."""
+    # A short search in a large table fills a fraction of a per cent, which "0.0 %" would hide.
+    if per_mille < 10:
+        return f"{per_mille:.2f} ‰"
+    return f"{per_mille / 10:.1f} %"
 
 
 def match_table(match: dict, command: str) -> str:
@@ -239,9 +249,25 @@ def rejected_text(match: dict) -> str:
             f"{bound}; {sign}")
 
 
+def undecided_text(match: dict) -> str:
+    """Return that an SPRT ran without deciding: before the cap, or before the match ended."""
+    sprt = match["sprt"]
+    lower, upper = sprt["lower_bound"], sprt["upper_bound"]
+    bounds = (f"±{upper:.2f}" if round(-lower, 2) == round(upper, 2)
+              else f"[{lower:.2f}, {upper:.2f}]")
+    played, planned = match["games_played"], match["games_planned"]
+    outcome = (f"did not decide before the cap of {planned} games" if played >= planned
+               else f"had not decided when the match ended after {played} of {planned} "
+                    f"planned games")
+    return f"the SPRT {outcome} (LLR {sprt['llr']:.2f}, bounds {bounds})"
+
+
 def verdict(match: dict) -> str:
     """Return what the match shows about the first engine, as its SPRT and interval allow."""
     if not sprt_decided(match):
+        # An SPRT that ran out of games says so first: the interval is all that is left.
+        if match.get("sprt"):
+            return f"{undecided_text(match)}; {interval_finding(match)}"
         return interval_finding(match)
     sprt = match["sprt"]
     at = f" at pair {sprt['pairs_at_verdict']}" if sprt.get("pairs_at_verdict") else ""
