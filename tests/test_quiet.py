@@ -136,3 +136,9 @@ def test_describe_build_names_the_load_and_says_unchecked() -> None:
     sentence = quiet.describe_build(0.25, load=lambda: 1.5)
     assert "load average 0.25 before and 1.50 after" in sentence
     assert "not checked for a quiet machine" in sentence and quiet.cpu_model() in sentence
+
+
+def test_describe_build_says_what_the_chapter_shows() -> None:
+    assert quiet.BUILD_TIMING_SHOWS + "." in quiet.describe_build(0.25, load=lambda: 1.5)
+    sentence = quiet.describe_build(0.25, load=lambda: 1.5, shows="shares of one run")
+    assert sentence.endswith("the chapter shows shares of one run.")

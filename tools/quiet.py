@@ -188,13 +188,18 @@ def describe(data: dict[str, Any]) -> str:
     )
 
 
-def describe_build(load_before: float, load: Callable[[], float] = one_minute_load) -> str:
+BUILD_TIMING_SHOWS = "ratios, each from the best of interleaved runs, and no times"
+
+
+def describe_build(load_before: float, load: Callable[[], float] = one_minute_load,
+                   shows: str = BUILD_TIMING_SHOWS) -> str:
     """One sentence for a chapter on the machine a timing taken during the book's build ran on:
-    such a timing is not locked nor checked for a quiet machine, so a chapter shows ratios."""
+    such a timing is not locked nor checked for a quiet machine, so a chapter shows what
+    `shows` says (by default ratios) instead of times."""
     return (
         f"Timed while this copy of the book was built, on {cpu_model()} "
         f"({os.cpu_count() or 1} cores), {platform.python_implementation()} "
         f"{platform.python_version()}; 1-minute load average {load_before:.2f} before and "
         f"{load():.2f} after, not checked for a quiet machine: which is why the chapter shows "
-        f"ratios, each from the best of interleaved runs, and no times."
+        f"{shows}."
     )
