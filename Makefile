@@ -71,7 +71,7 @@ saves: $(STAMP)  ## a chapter's "What it saves" table: make saves STAGE=... EXPE
 elo: opponents  ## a chapter's "What it's worth" matches: make elo STAGE=stage-08-tt [GAMES=100]
 	$(BIN)/python tools/elo_matches.py $(STAGE) $(if $(GAMES),--games $(GAMES)) $(ARGS)
 
-strength: opponents  ## the introduction's chart: every stage that plays against Sunfish at 5+0.05 [GAMES=300]
+strength: opponents  ## the introduction's chart: every stage that plays against Sunfish at 5+0.05 [GAMES=300; stage 7 400]
 	$(BIN)/python tools/strength_by_stage.py $(if $(GAMES),--games $(GAMES)) $(ARGS)
 
 lint: $(STAMP)

@@ -325,6 +325,25 @@ def test_completed_depth_comes_from_the_line_that_supports_the_move() -> None:
     }
 
 
+def test_a_bound_is_not_a_finished_search() -> None:
+    """A failed aspiration window (Stockfish's, or cb2026's from chapter 9) reports a bound."""
+    lines = [
+        "info depth 5 seldepth 9 score cp 30 nodes 900 pv e2e4 e7e5",
+        "info depth 6 seldepth 11 score cp 95 lowerbound nodes 1500 pv d2d4",
+        "info depth 6 seldepth 11 score cp 10 upperbound nodes 1800",
+        "info depth 6 seldepth 12 score cp 60 nodes 2400 pv e2e4 c7c5",
+    ]
+    assert parse_info_line(lines[1])["bound"] == "lowerbound"
+    assert parse_info_line(lines[2]) == {"depth": 6, "seldepth": 11, "score": 10,
+                                         "bound": "upperbound", "nodes": 1800}
+    assert parse_info_line("info depth 3 score cp 5 upperbound")["bound"] == "upperbound"
+    # Stopped after the fail high: the move that failed high has no finished search.
+    stopped = move_report(lines[:2], chess.Move.from_uci("d2d4"), chess.WHITE, 0.2)
+    assert stopped.blind and stopped.nodes == 1500
+    report = move_report(lines, chess.Move.from_uci("e2e4"), chess.WHITE, 0.3)
+    assert (report.depth, report.white_score, report.nodes) == (6, 60, 2400)
+
+
 def test_info_numbers_are_ascii_digits_only() -> None:
     """Digits that are not UCI's (superscripts, Arabic-Indic, '+', '_') are not read as numbers."""
     line = "info depth ² seldepth ٣ nodes 1_000 hashfull +5 score cp ٣ pv e2e4"

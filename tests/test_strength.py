@@ -64,6 +64,11 @@ def test_the_defaults_are_the_books_measurement() -> None:
     else:
         assert settings["anchor_version"].startswith("sunfish ")
     assert settings["build"] == ("interpreted" if missing_compiler() else "compiled")
+    # Stage 7's match is also chapter 7.1's rating, which needs 400 games; asking overrides.
+    assert strength_by_stage.games_for("stage-07-uci", options) == 400
+    assert strength_by_stage.games_for("stage-08-tt", options) == 300
+    _parser, asked = strength_by_stage.parse_arguments(["--games", "20"])
+    assert strength_by_stage.games_for("stage-07-uci", asked) == 20
 
 
 def test_another_build_or_anchor_version_never_shares_a_chart(
@@ -158,9 +163,9 @@ def test_a_stage_with_the_engine_of_the_stage_before_is_not_played(tmp_path: Pat
     assert not (tmp_path / "work").exists()
 
 
-def run_intro_cells(folder: Path) -> tuple[str, list]:
+def run_intro_cells(folder: Path) -> tuple[str, list, dict]:
     """Run the code cells of the introduction in `folder` (as if it were book/); return the
-    sentence they make and the axes of the figure they draw, if any."""
+    sentence they make, the axes of the figure they draw, if any, and their names."""
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
@@ -173,11 +178,11 @@ def run_intro_cells(folder: Path) -> tuple[str, list]:
         patch.chdir(folder)
         exec(compile(code, "intro.md", "exec"), namespace)
     axes = [axis for number in plt.get_fignums() for axis in plt.figure(number).axes]
-    return str(namespace["sentence"]), axes
+    return str(namespace["sentence"]), axes, namespace
 
 
 def test_the_introduction_says_plainly_when_nothing_is_measured(tmp_path: Path) -> None:
-    sentence, axes = run_intro_cells(tmp_path)
+    sentence, axes, _names = run_intro_cells(tmp_path)
     assert sentence.startswith("Not measured yet: run `make strength`") and axes == []
 
 
@@ -188,9 +193,9 @@ def elo(difference: float, margin: float) -> dict[str, object]:
 
 
 STAGE_7 = {"stage": "stage-07-uci", "elo": elo(-12.5, 40.0), "games": 300,
-           "conditions": {"quiet": True}, "build": "compiled"}
+           "score_fraction": 0.482, "conditions": {"quiet": True}, "build": "compiled"}
 STAGE_8 = {"stage": "stage-08-tt", "elo": elo(55.0, 38.0), "games": 298,
-           "conditions": {"quiet": True}, "build": "compiled"}
+           "score_fraction": 0.578, "conditions": {"quiet": True}, "build": "compiled"}
 
 
 def write_chart_data(book: Path, stages: list[dict], chapters: list[str]) -> None:
@@ -213,7 +218,7 @@ def test_the_introduction_draws_every_stage_from_the_data(tmp_path: Path) -> Non
     repeat = {"stage": "stage-07.1-matches", "same_engine_as": "stage-07-uci"}
     stages = [STAGE_7, repeat, STAGE_8]
     write_chart_data(tmp_path, stages, [entry["stage"] for entry in stages])
-    sentence, [axes] = run_intro_cells(tmp_path)
+    sentence, [axes], _names = run_intro_cells(tmp_path)
     assert sentence == (
         "Against sunfish 2026.1 at a clock of 5+0.05, stage 7 scores -12.5 +/- 40.0 Elo over "
         "300 games and stage 8 +55.0 +/- 38.0 Elo over 298 games (compiled build); stages 1 "
@@ -230,6 +235,34 @@ def test_the_introduction_draws_every_stage_from_the_data(tmp_path: Path) -> Non
 def test_a_snapshot_charts_only_its_own_stages(tmp_path: Path) -> None:
     # The stage-7 snapshot holds the data of stage 8 but not its chapter.
     write_chart_data(tmp_path, [STAGE_7, STAGE_8], ["stage-07-uci"])
-    sentence, [axes] = run_intro_cells(tmp_path)
+    sentence, [axes], _names = run_intro_cells(tmp_path)
     assert "stage 8" not in sentence and "stage 7 scores -12.5" in sentence
     assert [label.get_text() for label in axes.get_xticklabels()] == ["7"]
+
+
+def test_an_open_interval_is_an_arrow_and_a_lopsided_score_is_flagged(tmp_path: Path) -> None:
+    # Every pair won: the interval has no upper end, and the score says little about Elo.
+    swept = STAGE_8 | {"elo": elo(400.0, 0.0) | {"upper": None, "text": ">= +250.0"},
+                       "score_fraction": 1.0}
+    write_chart_data(tmp_path, [STAGE_7, swept], ["stage-07-uci", "stage-08-tt"])
+    sentence, [axes], _names = run_intro_cells(tmp_path)
+    assert "Stage 8 scored outside 10-90 %" in sentence and "Stage 7" not in sentence
+    assert [label.get_text() for label in axes.get_xticklabels()] == ["7", "8"]
+
+
+def test_the_introduction_tabulates_what_stands_behind_each_point(tmp_path: Path) -> None:
+    games = [{"white": "cb2026-stage-07-uci", "black": "sunfish", "result": "0-1",
+              "termination": "time forfeit"},
+             {"white": "sunfish", "black": "cb2026-stage-07-uci", "result": "0-1",
+              "termination": "normal"}]
+    summary = {"engines": [{"name": "cb2026-stage-07-uci", "blind_moves": 0,
+                            "depth": {"median": 5}},
+                           {"name": "sunfish", "blind_moves": 0, "depth": None}],
+               "games": games}
+    entry = STAGE_7 | {"summary": "stage-07-uci.json",
+                       "conditions": {"quiet": True, "load_before": 0.1, "load_after": 1.0}}
+    write_chart_data(tmp_path, [entry], ["stage-07-uci"])
+    (tmp_path / "data" / "strength" / "stage-07-uci.json").write_text(json.dumps(summary))
+    _sentence, _axes, names = run_intro_cells(tmp_path)
+    table = names["match_rows"](names["strength_data"])
+    assert table.splitlines()[-1] == "| 7 | 300 | 0.482 | 0 | 1, 0 | 5, – | 0.1, 1.0 |"

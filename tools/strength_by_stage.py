@@ -38,8 +38,8 @@ each entry records the machine's load.
 Every stage plays the same games: colour-reversed pairs from the book's opening suite in the
 runner's fixed order (seed 2026), with elo_matches' adjudication and no SPRT (the question is
 how strong, not whether stronger). 300 games a stage give a 95% interval of about +/-35 Elo;
-stage 7 plays 400 (`--only stage-07-uci --games 400`), since its match is also chapter 7.1's
-rating against Sunfish. Each stage's entry keeps the command that played it, and the runner's
+stage 7 plays 400 (GAMES_BY_STAGE), since its match is also chapter 7.1's rating against
+Sunfish. Each stage's entry keeps the command that played it, and the runner's
 whole summary (depths, blind moves, time losses) lies beside its PGN.
 A clock match needs the quiet machine: the run holds the measurement lock of tools/quiet.py
 and refuses a busy machine (`--wait` waits for a quiet one). On a clock it plays one pair
@@ -80,6 +80,8 @@ WORK_FOLDER = ROOT / "build" / "strength"
 DATA_NAME = "by-stage.json"
 CLOCK = "5+0.05"
 GAMES = 300
+# Stage 7's match is also chapter 7.1's rating against Sunfish, which asks for 400 games.
+GAMES_BY_STAGE = {"stage-07-uci": 400}
 PROBE_SECONDS = 30.0  # an interpreted stage answers `go depth 1` in a second or two
 
 
@@ -175,6 +177,11 @@ def plan_stages() -> list[StagePlan]:
     return plans
 
 
+def games_for(stage: str, options: argparse.Namespace) -> int:
+    """The games `stage` plays: as many as asked for, else its own default."""
+    return options.games or GAMES_BY_STAGE.get(stage, GAMES)
+
+
 def limit_arguments(options: argparse.Namespace) -> list[str]:
     """The runner's limit arguments: the clock, or a fixed node count for trials."""
     return ["--nodes", str(options.nodes)] if options.nodes else ["--tc", options.tc]
@@ -221,7 +228,8 @@ def match_arguments(stage: str, command: str, options: argparse.Namespace) -> li
     return [
         "--engine", shlex.join([f"cmd={command}", f"name=cb2026-{stage}"]),
         "--engine", shlex.join([*opponent, f"name={anchor.name}"]),
-        "--games", str(options.games), "--concurrency", str(concurrency(not options.nodes)),
+        "--games", str(games_for(stage, options)),
+        "--concurrency", str(concurrency(not options.nodes)),
         *limit_arguments(options), *ADJUDICATION,
         "--json", f"{output}.json", "--pgn", f"{output}.pgn",
         "--event", f"cb2026 strength {stage} vs {anchor.name}", "--quiet",
@@ -285,7 +293,7 @@ def play_stage(stage: str, options: argparse.Namespace) -> dict | None:
     """Play `stage` against the anchor under the measurement lock; return its entry."""
     command, build = engine_command(stage, options.interpreted)
     on_clock = not options.nodes
-    print(f"{stage}: {build} engine against {options.anchor}, {options.games} games, "
+    print(f"{stage}: {build} engine against {options.anchor}, {games_for(stage, options)} games, "
           f"{' '.join(limit_arguments(options))}", flush=True)
     allow_load = options.allow_load
     # A fixed-node match gives the same games under any load: record the load, never refuse.
@@ -323,8 +331,9 @@ def parse_arguments(arguments: list[str] | None) -> tuple[argparse.ArgumentParse
     """The parser and the parsed command line."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", metavar="STAGE", help="measure only this stage")
-    parser.add_argument("--games", type=int, default=GAMES,
-                        help=f"games per stage, in pairs (default {GAMES})")
+    exceptions = ", ".join(f"{stage} {games}" for stage, games in GAMES_BY_STAGE.items())
+    parser.add_argument("--games", type=int, default=None,
+                        help=f"games per stage, in pairs (default {GAMES}; {exceptions})")
     parser.add_argument("--resume", action="store_true",
                         help="continue an interrupted match; skip stages already measured")
     parser.add_argument("--list", action="store_true", help="list the stages and stop")
@@ -343,7 +352,7 @@ def parse_arguments(arguments: list[str] | None) -> tuple[argparse.ArgumentParse
                         help="the measurement lock file (tests use their own)")
     quiet.add_arguments(parser)
     options = parser.parse_args(arguments)
-    if options.games < 2:
+    if options.games is not None and options.games < 2:
         parser.error("--games must be at least 2 (one pair)")
     if options.nodes is not None and options.nodes < 1:
         parser.error("--nodes must be at least 1")
@@ -387,7 +396,7 @@ def main(arguments: list[str] | None = None) -> int:
     for plan in playing:
         if plan.same_engine_as is not None:
             entry: dict | None = {"stage": plan.stage, "same_engine_as": plan.same_engine_as}
-        elif options.resume and finished(data, plan.stage, options.games):
+        elif options.resume and finished(data, plan.stage, games_for(plan.stage, options)):
             print(f"{plan.stage}: already measured, skipped (--resume)", flush=True)
             continue
         else:

@@ -274,11 +274,12 @@ def uci_integer(word: str) -> int | None:
 
 
 def parse_info_line(line: str) -> dict[str, int | str]:
-    """Return depth, seldepth, nodes, hashfull, score (mover's view) and pv (first move)."""
+    """Return depth, seldepth, nodes, hashfull, score (mover's view), its bound if it is only
+    one, and pv (first move)."""
     words = line.split()
     fields: dict[str, int | str] = {}
-    for position, word in enumerate(words[:-1]):
-        following = words[position + 1]
+    for position, word in enumerate(words):
+        following = words[position + 1] if position + 1 < len(words) else ""
         if word == "string":
             break
         if word in INFO_NUMBERS:
@@ -290,8 +291,10 @@ def parse_info_line(line: str) -> dict[str, int | str]:
             value = uci_integer(words[position + 2])
             if value is not None:
                 fields["score"] = mover_score(following, value)
-        elif word == "pv":
+        elif word == "pv" and following:
             fields["pv"] = following
+        elif word in ("lowerbound", "upperbound"):  # a failed window: a bound, not a score
+            fields["bound"] = word
     return fields
 
 
@@ -337,7 +340,8 @@ def move_report(
     """Return the report of a move from the info lines the engine sent while choosing it."""
     infos = [parse_info_line(line) for line in lines]
     completed = [
-        info for info in infos if "depth" in info and info.get("pv") == move.uci()
+        info for info in infos
+        if "depth" in info and info.get("pv") == move.uci() and "bound" not in info
     ]
     best = completed[-1] if completed else {}
     latest = {key: info[key] for info in infos for key in ("nodes", "hashfull") if key in info}
