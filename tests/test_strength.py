@@ -250,7 +250,8 @@ def test_an_open_interval_is_an_arrow_and_a_lopsided_score_is_flagged(tmp_path: 
     assert [label.get_text() for label in axes.get_xticklabels()] == ["7", "8"]
 
 
-def test_the_introduction_tabulates_what_stands_behind_each_point(tmp_path: Path) -> None:
+def test_the_introduction_tabulates_what_stands_behind_each_point(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     games = [{"white": "cb2026-stage-07-uci", "black": "sunfish", "result": "0-1",
               "termination": "time forfeit"},
              {"white": "sunfish", "black": "cb2026-stage-07-uci", "result": "0-1",
@@ -264,5 +265,6 @@ def test_the_introduction_tabulates_what_stands_behind_each_point(tmp_path: Path
     write_chart_data(tmp_path, [entry], ["stage-07-uci"])
     (tmp_path / "data" / "strength" / "stage-07-uci.json").write_text(json.dumps(summary))
     _sentence, _axes, names = run_intro_cells(tmp_path)
+    monkeypatch.chdir(tmp_path)  # the page's paths are relative to book/
     table = names["match_rows"](names["strength_data"])
     assert table.splitlines()[-1] == "| 7 | 300 | 0.482 | 0 | 1, 0 | 5, – | 0.1, 1.0 |"
