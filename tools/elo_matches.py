@@ -136,7 +136,8 @@ EXPERIMENTS: dict[str, list[Experiment]] = {
                            for elo in STOCKFISH_LEVELS],
     "stage-08-tt": [
         switched_off("TT", nodes(SELF_PLAY_NODES), 1000),
-        switched_off("TT", clock(SELF_PLAY_CLOCK), 300),
+        # 300 games left the SPRT undecided once (LLR 2.83 of 2.94): room for it to decide.
+        switched_off("TT", clock(SELF_PLAY_CLOCK), 600),
     ],
     "stage-08.1-tt-buckets": [
         # The match chapter 8.1 shows now: a table that never fills (see above).
