@@ -139,7 +139,7 @@ def test_a_tiny_run_its_data_and_its_resume(tmp_path: Path) -> None:
     summary = json.loads((tmp_path / "data" / entry["summary"]).read_text())
     assert summary["games_played"] == 2 and "blind_moves" in summary["engines"][0]
     assert entry["command"].startswith("python tools/strength_by_stage.py ")
-    assert "--only stage-07-uci" in entry["command"]
+    assert "--only stage-07-uci" in entry["command"] and "--resume" not in entry["command"]
 
     # A finished stage is skipped by --resume: its entry stays as it was.
     again = run_tool(tmp_path, *TRIAL, "--only", "stage-07-uci", "--resume")
@@ -242,12 +242,17 @@ def test_a_snapshot_charts_only_its_own_stages(tmp_path: Path) -> None:
 
 def test_an_open_interval_is_an_arrow_and_a_lopsided_score_is_flagged(tmp_path: Path) -> None:
     # Every pair won: the interval has no upper end, and the score says little about Elo.
-    swept = STAGE_8 | {"elo": elo(400.0, 0.0) | {"upper": None, "text": ">= +250.0"},
-                       "score_fraction": 1.0}
+    swept = STAGE_8 | {"elo": {"difference": None, "lower": 250.0, "upper": None,
+                               "text": ">= +250.0"}, "score_fraction": 1.0}
     write_chart_data(tmp_path, [STAGE_7, swept], ["stage-07-uci", "stage-08-tt"])
     sentence, [axes], _names = run_intro_cells(tmp_path)
     assert "Stage 8 scored outside 10-90 %" in sentence and "Stage 7" not in sentence
     assert [label.get_text() for label in axes.get_xticklabels()] == ["7", "8"]
+    # Stage 8's point sits at its known lower end, with one arrow upwards from it.
+    points = [line for line in axes.get_lines() if line.get_marker() == "o"]
+    assert [list(point.get_ydata()) for point in points] == [[-12.5], [250.0]]
+    [arrow] = [text for text in axes.texts if hasattr(text, "xyann")]
+    assert arrow.xy == (1, 250.0 + 150) and arrow.xyann == (1, 250.0)
 
 
 def test_the_introduction_tabulates_what_stands_behind_each_point(
@@ -267,4 +272,4 @@ def test_the_introduction_tabulates_what_stands_behind_each_point(
     _sentence, _axes, names = run_intro_cells(tmp_path)
     monkeypatch.chdir(tmp_path)  # the page's paths are relative to book/
     table = names["match_rows"](names["strength_data"])
-    assert table.splitlines()[-1] == "| 7 | 300 | 0.482 | 0 | 1, 0 | 5, – | 0.1, 1.0 |"
+    assert table.splitlines()[-1] == "| 7 | 300 | 0.482 | 0 | 1, 0 | 5, – | 0.1, 1.0 (? cores) |"

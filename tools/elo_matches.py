@@ -116,8 +116,11 @@ def stockfish_level(elo: int, limits: tuple[str, ...], games: int) -> Experiment
 
 
 # Stockfish 15.1 turns UCI_Elo into a skill level and freezes its (randomly weakened) move at
-# search depth 1 + int(level): 1, 2 and 3 for these levels, which it reaches in every move.
-STOCKFISH_LEVELS = (1350, 1500, 1650)
+# search depth 1 + int(level): 2, 3 and 5 for these levels. The compiled stage-7 engine scored
+# +199 against Sunfish at 5+0.05; the first runner's matches (interpreted engine, chapter 7.1's
+# first edition) had Sunfish about 100 Elo above UCI_Elo 1350, so cb2026 near 1650: the
+# levels bracket that.
+STOCKFISH_LEVELS = (1500, 1650, 1800)
 
 EXPERIMENTS: dict[str, list[Experiment]] = {
     "stage-05-alphabeta": [
@@ -129,7 +132,7 @@ EXPERIMENTS: dict[str, list[Experiment]] = {
         switched_off("Quiescence", clock(SELF_PLAY_CLOCK), 300),
     ],
     # Chapter 7.1's rating. Its match against Sunfish is the introduction's stage-7 match,
-    # played once by tools/strength_by_stage.py (--only stage-07-uci --games 400). Stockfish
+    # played once by tools/strength_by_stage.py (--only stage-07-uci, 400 games). Stockfish
     # is played at three UCI_Elo levels, a third of the 400 games each (rounded up to pairs),
     # so that one of them lies near an even score.
     "stage-07.1-matches": [stockfish_level(elo, clock("5+0.05"), 134)

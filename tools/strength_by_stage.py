@@ -390,8 +390,10 @@ def main(arguments: list[str] | None = None) -> int:
     data["openings"] = "the book's suite (book/data/openings), the runner's order (seed 2026)"
     # Stages may be played by different commands (7 with more games, for chapter 7.1):
     # each entry keeps the one that played it.
+    # The command that plays the stage again: without the flags that only say how to run.
+    given = sys.argv[1:] if arguments is None else arguments
     options.command = shlex.join(["python", "tools/strength_by_stage.py", *(
-        sys.argv[1:] if arguments is None else arguments)])
+        word for word in given if word not in ("--resume", "--wait", "--allow-load"))])
     order = [plan.stage for plan in plans]
     for plan in playing:
         if plan.same_engine_as is not None:
