@@ -304,20 +304,6 @@ def test_set_tt_off_stops_the_table() -> None:
     assert "tt_hits" in output.getvalue() and "tt_cutoffs" in output.getvalue()
 
 
-# The Hash option arrives with the table (chapter 8), so its bad values are tested here.
-@pytest.mark.parametrize("value", ["0", "-1", "1025", "99999999999999999999999", "²", "", "x",
-                                   "9" * 5000])
-def test_a_bad_hash_size_is_refused_and_changes_nothing(value: str) -> None:
-    output = io.StringIO()
-    session = Session(output)
-    size = session.searcher.tt.size
-    execute(session, f"setoption name Hash value {value}")
-    assert output.getvalue().startswith("info string error: option Hash needs megabytes from 1 to ")
-    # A clear complaint, not Python's own error about a number too long for int().
-    assert output.getvalue().count("\n") == 1 and "4300" not in output.getvalue()
-    assert session.searcher.tt.size == size
-
-
 # TableSlots: the table's size in slots, for experiments that need a crowded table.
 def test_table_slots_set_the_size_whatever_order_the_options_come_in() -> None:
     session, output = searched_session("setoption name TableSlots value 512",
@@ -337,11 +323,21 @@ def test_table_slots_set_the_size_whatever_order_the_options_come_in() -> None:
     assert table.size == 100 and "error" not in output.getvalue()
 
 
-@pytest.mark.parametrize("value", ["-1", str(entry_count(1024) + 1), "x", "", "9" * 5000])
-def test_a_bad_slot_count_is_refused_and_changes_nothing(value: str) -> None:
+# The size options arrive with the table (chapter 8), so their bad values are tested here.
+BAD_SIZES = [("Hash", value, "option Hash needs megabytes from 1 to ")
+             for value in ["0", "-1", "1025", "99999999999999999999999", "²", "", "x", "9" * 5000]]
+BAD_SIZES += [("TableSlots", value, "option TableSlots needs a number")
+              for value in ["-1", str(entry_count(1024) + 1), "x", "", "9" * 5000]]
+
+
+@pytest.mark.parametrize(("option", "value", "complaint"), BAD_SIZES)
+def test_a_bad_size_is_refused_and_changes_nothing(option: str, value: str,
+                                                   complaint: str) -> None:
     output = io.StringIO()
     session = Session(output)
     size = session.searcher.tt.size
-    execute(session, f"setoption name TableSlots value {value}")
-    assert output.getvalue().startswith("info string error: option TableSlots needs a number")
-    assert output.getvalue().count("\n") == 1 and session.searcher.tt.size == size
+    execute(session, f"setoption name {option} value {value}")
+    assert output.getvalue().startswith(f"info string error: {complaint}")
+    # A clear complaint, not Python's own error about a number too long for int().
+    assert output.getvalue().count("\n") == 1 and "4300" not in output.getvalue()
+    assert session.searcher.tt.size == size
