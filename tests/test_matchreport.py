@@ -175,6 +175,41 @@ def test_an_undecided_sprt_leads_the_verdict() -> None:
         "the 95 % interval includes zero: not resolved")
 
 
+def test_an_undecided_sprt_never_resolves_an_interval_above_zero() -> None:
+    capped = match([11, 22, 59, 32, 26], 300, 15, 79, sprt=sprt("continue", None, llr=2.83))
+    assert verdict(capped) == (
+        "the SPRT did not decide before the cap of 300 games (LLR 2.83, bounds ±2.94); the "
+        "whole 95 % interval lies above zero, which makes the sign likely, but the SPRT the "
+        "match was planned to stop on did not decide: not resolved")
+    assert "resolved" not in verdict(capped).replace("not resolved", "")
+    # Without an SPRT the same interval is a resolved gain.
+    assert verdict(match([11, 22, 59, 32, 26], 300, 15, 79)).endswith(": the gain is resolved")
+
+
+def test_an_undecided_sprt_never_resolves_an_interval_below_zero() -> None:
+    capped = match([26, 32, 59, 22, 11], 300, -79, -15, sprt=sprt("continue", None, llr=-2.5))
+    assert verdict(capped).endswith(
+        "; the whole 95 % interval lies below zero, which makes the sign likely, but the SPRT "
+        "the match was planned to stop on did not decide: not resolved")
+    assert "weaker" not in verdict(capped)
+    assert verdict(match([26, 32, 59, 22, 11], 300, -79, -15)).endswith(
+        ": the engine is weaker with it")
+
+
+def test_games_lost_on_time_are_counted_on_a_clock_only() -> None:
+    games = [{"white": "a", "black": "b", "result": "1-0", "termination": "time forfeit"},
+             {"white": "a", "black": "b", "result": "0-1", "termination": "time forfeit"},
+             {"white": "b", "black": "a", "result": "0-1", "termination": "normal"}]
+    clock = match([0, 0, 1, 1, 0], 4, -20, 20, games=games, build="compiled",
+                  limits={"nodes": None, "description": "tc=2+0.02"})
+    assert matchreport.time_losses(clock) == {"a": 1, "b": 1}
+    table = match_table(clock, "cmd")
+    assert "| games lost on time | a 1; b 1 |" in table and "| build | compiled |" in table
+    assert "| pairs played at once | 2 |" in table
+    at_nodes = match_table(match([0, 0, 1, 1, 0], 4, -20, 20, games=games), "cmd")
+    assert "on time" not in at_nodes and "| build | not recorded |" in at_nodes
+
+
 @pytest.mark.parametrize(("record", "expected"), [
     (engine("a", hashfull={"mean_second_half": 312.4, "moves": 80}), ", 31.2 % of the table"),
     (engine("a", hashfull={"mean_second_half": 0.49, "moves": 80}), ", 0.49 ‰ of the table"),

@@ -161,17 +161,38 @@ def search_text(engine: dict) -> str:
         return text + ", table off"
     hashfull = engine.get("hashfull") or {}
     if hashfull.get("mean_second_half") is not None:
+        # The runner averages the moves of the second half of every game, not of the match.
         text += (f", {fill_text(hashfull['mean_second_half'])} of the table filled by each "
-                 f"search in the later half of the games")
+                 f"search in the second half of each game")
     return text
 
 
 def fill_text(per_mille: float) -> str:
-    """Return a mean `hashfull` (per mille): "31.2 %", or "0.49 ‰" below one per cent."""
+    """Return a mean `hashfull` (per mille): "47.5 %", or "0.49 ‰" below one per cent."""
     # A short search in a large table fills a fraction of a per cent, which "0.0 %" would hide.
     if per_mille < 10:
         return f"{per_mille:.2f} ‰"
     return f"{per_mille / 10:.1f} %"
+
+
+def time_losses(match: dict) -> dict[str, int] | None:
+    """Return the games each engine lost on time, or None if the file keeps no games."""
+    if "games" not in match:
+        return None
+    losses = {engine["name"]: 0 for engine in match["engines"]}
+    for game in match["games"]:
+        # The runner's termination for a flag that fell, or an engine that stopped answering.
+        if game["termination"] == "time forfeit":
+            losses[game["black"] if game["result"] == "1-0" else game["white"]] += 1
+    return losses
+
+
+def time_losses_text(match: dict) -> str:
+    """Return the games lost on time, per engine, or "not recorded"."""
+    losses = time_losses(match)
+    if losses is None:
+        return "not recorded"
+    return "; ".join(f"{name} {count}" for name, count in losses.items())
 
 
 def match_table(match: dict, command: str) -> str:
@@ -204,29 +225,39 @@ def match_table(match: dict, command: str) -> str:
     if sprt and not leading:
         rows.append(("SPRT", sprt))
     rows += [(f"{engine['name']} searched", search_text(engine)) for engine in (first, second)]
+    if not match["limits"]["nodes"]:  # only on a clock can a flag fall
+        rows.append(("games lost on time", time_losses_text(match)))
     machine = match["machine"]
     # The wall time stays in the JSON file: a chapter states no wall-clock figures.
     rows += [
         ("machine", f"{machine['cpu_model']}, {machine['cpu_count']} cores, "
                     f"Python {machine['python']}"),
+        ("build", match.get("build", "not recorded")),
+        ("pairs played at once", str(match.get("concurrency", "not recorded"))),
         ("load", conditions_text(match)),
         ("command", f"`{command}`"),
     ]
     return "| | |\n|---|---|\n" + "\n".join(f"| {key} | {value} |" for key, value in rows)
 
 
-def interval_finding(match: dict) -> str:
-    """Return what the 95 % interval of the pairs says about the first engine."""
+def interval_finding(match: dict, sprt_undecided: bool = False) -> str:
+    """Return what the 95 % interval of the pairs says about the first engine; never
+    "resolved" after an SPRT that did not decide (`sprt_undecided`)."""
     elo = match["elo"]
     pairs = sum(match["pentanomial"])
     # From few pairs an interval that excludes zero makes the sign likely, not the size.
     few = f", from only {pairs} pairs: the sign is likely, its size is not" if (
         pairs < ROUGH_PAIRS) else ""
+    # The match was planned to stop on its SPRT: without the SPRT's verdict an interval
+    # clear of zero makes the sign likely, and settles nothing.
+    unsettled = (", which makes the sign likely, but the SPRT the match was planned to stop "
+                 "on did not decide: not resolved")
     if elo["lower"] is not None and elo["lower"] > 0:
-        return "the whole 95 % interval lies above zero" + (few or ": the gain is resolved")
+        return "the whole 95 % interval lies above zero" + (
+            few or (unsettled if sprt_undecided else ": the gain is resolved"))
     if elo["upper"] is not None and elo["upper"] < 0:
         return "the whole 95 % interval lies below zero" + (
-            few or ": the engine is weaker with it")
+            few or (unsettled if sprt_undecided else ": the engine is weaker with it"))
     return f"the 95 % interval{rough_note(pairs)} includes zero: not resolved"
 
 
@@ -267,7 +298,7 @@ def verdict(match: dict) -> str:
     if not sprt_decided(match):
         # An SPRT that ran out of games says so first: the interval is all that is left.
         if match.get("sprt"):
-            return f"{undecided_text(match)}; {interval_finding(match)}"
+            return f"{undecided_text(match)}; {interval_finding(match, sprt_undecided=True)}"
         return interval_finding(match)
     sprt = match["sprt"]
     at = f" at pair {sprt['pairs_at_verdict']}" if sprt.get("pairs_at_verdict") else ""
