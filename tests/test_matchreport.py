@@ -208,6 +208,22 @@ def test_games_lost_on_time_are_counted_on_a_clock_only() -> None:
     assert "| pairs played at once | 2 |" in table
     at_nodes = match_table(match([0, 0, 1, 1, 0], 4, -20, 20, games=games), "cmd")
     assert "on time" not in at_nodes and "| build | not recorded |" in at_nodes
+    # The sentence the chapters put under a clock match: build, load and flags, from the file.
+    clock["conditions"] = {"quiet": True, "load_before": 0.3, "load_after": 1.9,
+                           "load_limit": 0.6}
+    clock["limits"] |= {"base_seconds": 2.0, "increment_seconds": 0.02}
+    assert matchreport.clock_text(clock) == "2 s + 0.02 s a move"
+    assert matchreport.clock_conditions(clock) == (
+        "the compiled build, on a machine checked quiet before the match (1-minute load "
+        "average 0.3, limit 0.6), with 2 games lost on time (a 1; b 1)")
+    loaded = match([0, 0, 1, 0, 0], 2, -20, 20, games=[], conditions={
+        "quiet": False, "load_before": 2.4, "load_after": 3.0, "load_limit": 0.6})
+    assert matchreport.clock_conditions(loaded) == (
+        "a build the file does not record, on a machine NOT quiet before the match (1-minute "
+        "load average 2.4, limit 0.6), so other work may have taken the engines' time and the "
+        "result is suspect, with no game lost on time")
+    assert matchreport.clock_conditions(match([0, 0, 1, 0, 0], 2, -20, 20)).endswith(
+        "whose load was not recorded; the file keeps no games, so losses on time are not known")
 
 
 @pytest.mark.parametrize(("record", "expected"), [

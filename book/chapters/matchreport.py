@@ -195,6 +195,41 @@ def time_losses_text(match: dict) -> str:
     return "; ".join(f"{name} {count}" for name, count in losses.items())
 
 
+def clock_text(match: dict) -> str:
+    """Return a match's clock in words: "2 s + 0.02 s a move"."""
+    limits = match["limits"]
+    return f"{limits['base_seconds']:g} s + {limits['increment_seconds']:g} s a move"
+
+
+def games_word(count: int) -> str:
+    """Return "1 game" or "N games"."""
+    return f"{count} game" if count == 1 else f"{count} games"
+
+
+def clock_conditions(match: dict) -> str:
+    """Return, for a match on a clock, its build, how loaded the machine was, and the games
+    lost on time, all from the file: "the compiled build, on a machine checked quiet ..."."""
+    build = match.get("build")
+    text = f"the {build} build" if build else "a build the file does not record"
+    conditions = match.get("conditions")
+    if conditions is None:
+        text += ", on a machine whose load was not recorded"
+    elif conditions["quiet"]:
+        text += (f", on a machine checked quiet before the match (1-minute load average "
+                 f"{conditions['load_before']}, limit {conditions['load_limit']})")
+    else:
+        text += (f", on a machine NOT quiet before the match (1-minute load average "
+                 f"{conditions['load_before']}, limit {conditions['load_limit']}), so other "
+                 f"work may have taken the engines' time and the result is suspect")
+    losses = time_losses(match)
+    if losses is None:
+        return text + "; the file keeps no games, so losses on time are not known"
+    lost = sum(losses.values())
+    if not lost:
+        return text + ", with no game lost on time"
+    return text + f", with {games_word(lost)} lost on time ({time_losses_text(match)})"
+
+
 def match_table(match: dict, command: str) -> str:
     """Return a Markdown table of a stored match: conditions, results, statistics."""
     first, second = match["engines"]
