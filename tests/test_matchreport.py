@@ -82,6 +82,9 @@ def test_hash_table(record: dict, expected: str) -> None:
 
 def test_an_aborted_match_says_how_far_it_got() -> None:
     assert games_text(match([0, 0, 3, 0, 0], 100, -50, 50)) == "6 (3) of 100 planned"
+    resumed = match([0, 0, 3, 0, 0], 6, -50, 50, games_resumed=4)
+    assert games_text(resumed) == (
+        "6 (3), 4 of them from an interrupted run (`--resume`), as planned")
 
 
 def test_a_capped_match_with_an_undecided_sprt() -> None:

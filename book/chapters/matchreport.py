@@ -112,6 +112,9 @@ def games_text(match: dict) -> str:
     played, planned = match["games_played"], match["games_planned"]
     pairs = sum(match["pentanomial"])
     text = f"{played} ({pairs})"
+    # The command in the table does not show --resume: say how many games an earlier run gave.
+    if match.get("games_resumed"):
+        text += f", {match['games_resumed']} of them from an interrupted run (`--resume`)"
     if sprt_decided(match):
         text += f", stopped by the SPRT (cap {planned})"
         # Pairs already being played when the SPRT decided are finished and counted.
