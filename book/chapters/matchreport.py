@@ -186,7 +186,8 @@ def time_losses(match: dict) -> dict[str, int] | None:
     for game in match["games"]:
         # The runner's termination for a flag that fell, or an engine that stopped answering.
         if game["termination"] == "time forfeit":
-            losses[game["black"] if game["result"] == "1-0" else game["white"]] += 1
+            loser = game["black"] if game["result"] == "1-0" else game["white"]
+            losses[loser] = losses.get(loser, 0) + 1
     return losses
 
 
