@@ -82,6 +82,9 @@ def test_hash_table(record: dict, expected: str) -> None:
 
 def test_an_aborted_match_says_how_far_it_got() -> None:
     assert games_text(match([0, 0, 3, 0, 0], 100, -50, 50)) == "6 (3) of 100 planned"
+    resumed = match([0, 0, 3, 0, 0], 6, -50, 50, games_resumed=4)
+    assert games_text(resumed) == (
+        "6 (3), 4 of them from an interrupted run (`--resume`), as planned")
 
 
 def test_a_capped_match_with_an_undecided_sprt() -> None:
@@ -173,6 +176,57 @@ def test_an_undecided_sprt_leads_the_verdict() -> None:
     # Without an SPRT the interval alone speaks.
     assert verdict(match([0, 2, 140, 8, 0], 300, -3, 40)) == (
         "the 95 % interval includes zero: not resolved")
+
+
+def test_an_undecided_sprt_never_resolves_an_interval_above_zero() -> None:
+    capped = match([11, 22, 59, 32, 26], 300, 15, 79, sprt=sprt("continue", None, llr=2.83))
+    assert verdict(capped) == (
+        "the SPRT did not decide before the cap of 300 games (LLR 2.83, bounds ±2.94); the "
+        "whole 95 % interval lies above zero, which makes the sign likely, but the SPRT the "
+        "match was planned to stop on did not decide: not resolved")
+    assert "resolved" not in verdict(capped).replace("not resolved", "")
+    # Without an SPRT the same interval is a resolved gain.
+    assert verdict(match([11, 22, 59, 32, 26], 300, 15, 79)).endswith(": the gain is resolved")
+
+
+def test_an_undecided_sprt_never_resolves_an_interval_below_zero() -> None:
+    capped = match([26, 32, 59, 22, 11], 300, -79, -15, sprt=sprt("continue", None, llr=-2.5))
+    assert verdict(capped).endswith(
+        "; the whole 95 % interval lies below zero, which makes the sign likely, but the SPRT "
+        "the match was planned to stop on did not decide: not resolved")
+    assert "weaker" not in verdict(capped)
+    assert verdict(match([26, 32, 59, 22, 11], 300, -79, -15)).endswith(
+        ": the engine is weaker with it")
+
+
+def test_games_lost_on_time_are_counted_on_a_clock_only() -> None:
+    games = [{"white": "a", "black": "b", "result": "1-0", "termination": "time forfeit"},
+             {"white": "a", "black": "b", "result": "0-1", "termination": "time forfeit"},
+             {"white": "b", "black": "a", "result": "0-1", "termination": "normal"}]
+    clock = match([0, 0, 1, 1, 0], 4, -20, 20, games=games, build="compiled",
+                  limits={"nodes": None, "description": "tc=2+0.02"})
+    assert matchreport.time_losses(clock) == {"a": 1, "b": 1}
+    table = match_table(clock, "cmd")
+    assert "| games lost on time | a 1; b 1 |" in table and "| build | compiled |" in table
+    assert "| pairs played at once | 2 |" in table
+    at_nodes = match_table(match([0, 0, 1, 1, 0], 4, -20, 20, games=games), "cmd")
+    assert "on time" not in at_nodes and "| build | not recorded |" in at_nodes
+    # The sentence the chapters put under a clock match: build, load and flags, from the file.
+    clock["conditions"] = {"quiet": True, "load_before": 0.3, "load_after": 1.9,
+                           "load_limit": 0.6}
+    clock["limits"] |= {"base_seconds": 2.0, "increment_seconds": 0.02}
+    assert matchreport.clock_text(clock) == "2 s + 0.02 s a move"
+    assert matchreport.clock_conditions(clock) == (
+        "the compiled build, on a machine checked quiet before the match (1-minute load "
+        "average 0.3, limit 0.6), with 2 games lost on time (a 1; b 1)")
+    loaded = match([0, 0, 1, 0, 0], 2, -20, 20, games=[], conditions={
+        "quiet": False, "load_before": 2.4, "load_after": 3.0, "load_limit": 0.6})
+    assert matchreport.clock_conditions(loaded) == (
+        "a build the file does not record, on a machine NOT quiet before the match (1-minute "
+        "load average 2.4, limit 0.6), so other work may have taken the engines' time and the "
+        "result is suspect, with no game lost on time")
+    assert matchreport.clock_conditions(match([0, 0, 1, 0, 0], 2, -20, 20)).endswith(
+        "whose load was not recorded; the file keeps no games, so losses on time are not known")
 
 
 @pytest.mark.parametrize(("record", "expected"), [

@@ -217,3 +217,20 @@ def test_buckets_option_switches_the_table() -> None:
     execute(session, "go depth 2")
     session.wait_for_search()
     assert session.searcher.tt.buckets is True
+
+
+@pytest.mark.parametrize(("asked", "size"), [(1, 4), (2, 4), (3, 4), (4, 4), (5, 8), (513, 516)])
+def test_table_slots_are_rounded_up_to_whole_buckets(asked: int, size: int) -> None:
+    output = io.StringIO()
+    session = Session(output)
+    for command in (f"setoption name TableSlots value {asked}", "position startpos",
+                    "go depth 3"):
+        execute(session, command)
+    session.wait_for_search()
+    table = session.searcher.tt
+    assert table.size == len(table.keys) == len(table.data) == size
+    assert table.slots_asked == asked
+    # The search ran to its end in the tiny table: no error, and a move.
+    assert "error" not in output.getvalue()
+    assert output.getvalue().splitlines()[-1].startswith("bestmove ")
+    assert all(slots.stop <= size for slots in map(table.slots_for, RANDOM_KEYS))

@@ -112,6 +112,9 @@ def games_text(match: dict) -> str:
     played, planned = match["games_played"], match["games_planned"]
     pairs = sum(match["pentanomial"])
     text = f"{played} ({pairs})"
+    # The command in the table does not show --resume: say how many games an earlier run gave.
+    if match.get("games_resumed"):
+        text += f", {match['games_resumed']} of them from an interrupted run (`--resume`)"
     if sprt_decided(match):
         text += f", stopped by the SPRT (cap {planned})"
         # Pairs already being played when the SPRT decided are finished and counted.
@@ -161,17 +164,74 @@ def search_text(engine: dict) -> str:
         return text + ", table off"
     hashfull = engine.get("hashfull") or {}
     if hashfull.get("mean_second_half") is not None:
+        # The runner averages the moves of the second half of every game, not of the match.
         text += (f", {fill_text(hashfull['mean_second_half'])} of the table filled by each "
-                 f"search in the later half of the games")
+                 f"search in the second half of each game")
     return text
 
 
 def fill_text(per_mille: float) -> str:
-    """Return a mean `hashfull` (per mille): "31.2 %", or "0.49 ‰" below one per cent."""
+    """Return a mean `hashfull` (per mille): "47.5 %", or "0.49 ‰" below one per cent."""
     # A short search in a large table fills a fraction of a per cent, which "0.0 %" would hide.
     if per_mille < 10:
         return f"{per_mille:.2f} ‰"
     return f"{per_mille / 10:.1f} %"
+
+
+def time_losses(match: dict) -> dict[str, int] | None:
+    """Return the games each engine lost on time, or None if the file keeps no games."""
+    if "games" not in match:
+        return None
+    losses = {engine["name"]: 0 for engine in match["engines"]}
+    for game in match["games"]:
+        # The runner's termination for a flag that fell, or an engine that stopped answering.
+        if game["termination"] == "time forfeit":
+            loser = game["black"] if game["result"] == "1-0" else game["white"]
+            losses[loser] = losses.get(loser, 0) + 1
+    return losses
+
+
+def time_losses_text(match: dict) -> str:
+    """Return the games lost on time, per engine, or "not recorded"."""
+    losses = time_losses(match)
+    if losses is None:
+        return "not recorded"
+    return "; ".join(f"{name} {count}" for name, count in losses.items())
+
+
+def clock_text(match: dict) -> str:
+    """Return a match's clock in words: "2 s + 0.02 s a move"."""
+    limits = match["limits"]
+    return f"{limits['base_seconds']:g} s + {limits['increment_seconds']:g} s a move"
+
+
+def games_word(count: int) -> str:
+    """Return "1 game" or "N games"."""
+    return f"{count} game" if count == 1 else f"{count} games"
+
+
+def clock_conditions(match: dict) -> str:
+    """Return, for a match on a clock, its build, how loaded the machine was, and the games
+    lost on time, all from the file: "the compiled build, on a machine checked quiet ..."."""
+    build = match.get("build")
+    text = f"the {build} build" if build else "a build the file does not record"
+    conditions = match.get("conditions")
+    if conditions is None:
+        text += ", on a machine whose load was not recorded"
+    elif conditions["quiet"]:
+        text += (f", on a machine checked quiet before the match (1-minute load average "
+                 f"{conditions['load_before']}, limit {conditions['load_limit']})")
+    else:
+        text += (f", on a machine NOT quiet before the match (1-minute load average "
+                 f"{conditions['load_before']}, limit {conditions['load_limit']}), so other "
+                 f"work may have taken the engines' time and the result is suspect")
+    losses = time_losses(match)
+    if losses is None:
+        return text + "; the file keeps no games, so losses on time are not known"
+    lost = sum(losses.values())
+    if not lost:
+        return text + ", with no game lost on time"
+    return text + f", with {games_word(lost)} lost on time ({time_losses_text(match)})"
 
 
 def match_table(match: dict, command: str) -> str:
@@ -204,29 +264,39 @@ def match_table(match: dict, command: str) -> str:
     if sprt and not leading:
         rows.append(("SPRT", sprt))
     rows += [(f"{engine['name']} searched", search_text(engine)) for engine in (first, second)]
+    if not match["limits"]["nodes"]:  # only on a clock can a flag fall
+        rows.append(("games lost on time", time_losses_text(match)))
     machine = match["machine"]
     # The wall time stays in the JSON file: a chapter states no wall-clock figures.
     rows += [
         ("machine", f"{machine['cpu_model']}, {machine['cpu_count']} cores, "
                     f"Python {machine['python']}"),
+        ("build", match.get("build", "not recorded")),
+        ("pairs played at once", str(match.get("concurrency", "not recorded"))),
         ("load", conditions_text(match)),
         ("command", f"`{command}`"),
     ]
     return "| | |\n|---|---|\n" + "\n".join(f"| {key} | {value} |" for key, value in rows)
 
 
-def interval_finding(match: dict) -> str:
-    """Return what the 95 % interval of the pairs says about the first engine."""
+def interval_finding(match: dict, sprt_undecided: bool = False) -> str:
+    """Return what the 95 % interval of the pairs says about the first engine; never
+    "resolved" after an SPRT that did not decide (`sprt_undecided`)."""
     elo = match["elo"]
     pairs = sum(match["pentanomial"])
     # From few pairs an interval that excludes zero makes the sign likely, not the size.
     few = f", from only {pairs} pairs: the sign is likely, its size is not" if (
         pairs < ROUGH_PAIRS) else ""
+    # The match was planned to stop on its SPRT: without the SPRT's verdict an interval
+    # clear of zero makes the sign likely, and settles nothing.
+    unsettled = (", which makes the sign likely, but the SPRT the match was planned to stop "
+                 "on did not decide: not resolved")
     if elo["lower"] is not None and elo["lower"] > 0:
-        return "the whole 95 % interval lies above zero" + (few or ": the gain is resolved")
+        return "the whole 95 % interval lies above zero" + (
+            few or (unsettled if sprt_undecided else ": the gain is resolved"))
     if elo["upper"] is not None and elo["upper"] < 0:
         return "the whole 95 % interval lies below zero" + (
-            few or ": the engine is weaker with it")
+            few or (unsettled if sprt_undecided else ": the engine is weaker with it"))
     return f"the 95 % interval{rough_note(pairs)} includes zero: not resolved"
 
 
@@ -267,7 +337,7 @@ def verdict(match: dict) -> str:
     if not sprt_decided(match):
         # An SPRT that ran out of games says so first: the interval is all that is left.
         if match.get("sprt"):
-            return f"{undecided_text(match)}; {interval_finding(match)}"
+            return f"{undecided_text(match)}; {interval_finding(match, sprt_undecided=True)}"
         return interval_finding(match)
     sprt = match["sprt"]
     at = f" at pair {sprt['pairs_at_verdict']}" if sprt.get("pairs_at_verdict") else ""
