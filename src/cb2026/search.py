@@ -185,10 +185,12 @@ class Searcher:
         moves = legal_moves(position)
         if not moves:
             return -MATE + ply if is_in_check(position) else DRAW
-        # Ask the table.  An entry of sufficient depth can end the node here (but not at
-        # the root, which has to choose a move); any entry offers a move to try first.
+        # TT: a stored result may answer this window (below the root only: the root must
+        # return a move), and any entry has a move to try first.  A window wider than a
+        # null window marks a PV node: with this stage's plain alpha-beta nearly every
+        # node has one (the null windows come in later chapters).
         tt_move = None
-        tt_pv = beta - alpha > 1  # a full-window node lies on the principal variation
+        tt_pv = beta - alpha > 1
         if self.techniques.tt:
             entry = self.tt.probe(position.key)
             if entry is not None:
@@ -207,11 +209,13 @@ class Searcher:
                         return score
         if self.techniques.ordering:
             moves = self.order_moves(position, moves)
+        # TT: the table's move goes first, ahead of the MVV-LVA order.
         if tt_move is not None:
             moves.remove(tt_move)
             moves.insert(0, tt_move)
         if not ply:
             moves = self.previous_best_first(self.allowed_root_moves(moves))
+        # TT: the store after the loop needs the window as called, and the best move.
         original_alpha = alpha
         best = -INFINITY
         best_move = None
@@ -224,7 +228,7 @@ class Searcher:
             if score <= best:
                 continue
             best = score
-            best_move = move
+            best_move = move  # TT: kept even when it did not raise alpha
             if score > alpha:
                 alpha = score
                 pv[:] = [move, *child_pv]
@@ -236,8 +240,9 @@ class Searcher:
                 if index == 0:
                     notes.first_move_cutoffs += 1
                 break
+        # TT: store the result (a stopped search never gets here: SearchStoppedError
+        # skips the store).
         if self.techniques.tt:
-            # (A stopped search never gets here: SearchStoppedError skips the store.)
             if best >= beta:
                 bound = Bound.LOWER
             elif best > original_alpha:

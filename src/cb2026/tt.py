@@ -118,11 +118,12 @@ class TranspositionTable:
         self.resize(megabytes)
 
     def resize(self, megabytes: int, slots: int = 0) -> None:
-        """Make the table use `megabytes` of memory, or exactly `slots` slots if that is not
-        0 (the option TableSlots, for experiments); this empties it."""
+        """Make the table use `megabytes` of memory, or `slots` slots rounded up to whole buckets
+        if that is not 0 (the option TableSlots, for experiments); this empties it."""
         self.megabytes = megabytes
         self.slots_asked = slots
-        self.size = slots or entry_count(megabytes)
+        whole_buckets = -(-slots // BUCKET_SIZE) * BUCKET_SIZE  # rounded up: 1 to 3 slots give 4
+        self.size = whole_buckets or entry_count(megabytes)
         self.clear()
 
     def clear(self) -> None:
@@ -138,7 +139,7 @@ class TranspositionTable:
 
     def slots_for(self, key: Key) -> range:
         """Return the slots where an entry for `key` may be stored."""
-        # Chapter 8's multiply-shift, scaled to the number of slots, or with buckets to
+        # Chapter 8's range reduction, scaled to the number of slots, or with buckets to
         # the number of buckets (then times four: the first slot of the bucket).
         if not self.buckets:
             index = (key * self.size) >> 64
@@ -157,6 +158,8 @@ class TranspositionTable:
     def slot_to_store(self, key: Key) -> int:
         """Return the slot for `key`: the one it already has, a free one, or the least valuable."""
         slots = self.slots_for(key)
+        # Locals: the arrays are read once per slot in each loop below, and a local is cheaper
+        # to reach than an attribute.
         keys = self.keys
         data = self.data
         for slot in slots:
@@ -204,5 +207,7 @@ AGE_WEIGHT = 8
 
 def entry_worth(packed: int, generation: int) -> int:
     """Return how much keeping a stored entry is worth: deep and recent is worth most."""
+    # Modulo 256, as the generation wraps; the PV bit above the generation counts 256
+    # after the shift, which the same mask drops.
     age = (generation - (packed >> GENERATION_SHIFT)) & 0xFF
     return (packed >> DEPTH_SHIFT & 0xFF) - AGE_WEIGHT * age
