@@ -121,7 +121,7 @@ BAD_FENS = [
     ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBN w KQkq - 0 1", "covers 7 squares"),
     ("rnbqkbnr/pppppppp/9/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", "digit '9' in rank 6"),
     ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBN0R w KQkq - 0 1", "digit '0' in rank 1"),
-    ("4k3/8/8/8/8/8/8/4K2\u00b2 w - - 0 1", "bad piece letter"),  # superscript two: a digit, not ASCII
+    ("4k3/8/8/8/8/8/8/4K2\u00b2 w - - 0 1", "bad piece letter"),  # superscript two
     ("rnbqkbnr/pppppppp/44/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", "two digits in a row"),
     ("rnbqkbnr/ppppxppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", "bad piece letter 'x'"),
     ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNRR w KQkq - 0 1", "covers 9 squares"),
