@@ -4,7 +4,7 @@
 """The vocabulary of the board: colours, pieces, squares and castling rights.
 
 Everything here is a small integer.  CPython handles ints and lists of ints far
-faster than objects, and move generation touches these values millions of times.
+faster than objects, and move generation reads these values in its innermost loops.
 """
 
 from __future__ import annotations

@@ -4,9 +4,12 @@
 
 """The Position class: the board plus side to move, castling, en passant and clocks.
 
-A position is created from FEN text, which is checked thoroughly: every way a FEN
-string can fail to describe a legal position raises FenError with a message that
-names the problem.
+A position is created from FEN text, which is checked strictly: malformed text, and
+any position the engine could not work with (a missing king, a pawn on a back rank,
+a castling right without its king and rook, the side not to move in check), raises
+FenError with a message that names the problem.  A well-formed position that merely
+could not arise in a game (seventeen men of one colour, a triple check) is accepted,
+as python-chess accepts it.
 
 En-passant convention: like Stockfish and the Polyglot book format, a position only
 remembers an en-passant square when a pawn of the side to move stands ready to
@@ -64,7 +67,7 @@ STARTING_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 
 
 class FenError(ValueError):
-    """Raised for FEN text that does not describe a legal chess position."""
+    """Raised for FEN text that is malformed or describes a position the engine refuses."""
 
 
 def parse_placement(text: str) -> list[Piece]:
@@ -83,6 +86,9 @@ def parse_placement(text: str) -> list[Piece]:
                     raise FenError(f"rank {rank + 1} has two digits in a row: {rank_text!r}")
                 file += int(char)
                 previous_was_digit = True
+            elif char in "09":
+                raise FenError(f"digit {char!r} in rank {rank + 1}: {rank_text!r} "
+                               "(a run of empty squares is 1 to 8)")
             elif char in PIECES_BY_LETTER:
                 if file < 8:
                     board[square_at(file, rank)] = PIECES_BY_LETTER[char]
@@ -204,7 +210,7 @@ class Position:
 
     @classmethod
     def from_fen(cls, fen: str) -> Position:
-        """Return the position described by `fen`; raise FenError if it is not legal."""
+        """Return the position described by `fen`; raise FenError if the engine refuses it."""
         fields = fen.split()
         if len(fields) == 4:
             fields += ["0", "1"]  # EPD-style FEN without counters: use the usual defaults
