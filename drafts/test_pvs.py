@@ -1,0 +1,343 @@
+"""Principal variation search and aspiration windows (chapter 9).
+
+The referees: the engine's own `minimax` (chapter 5) for the score at a fixed depth where
+it applies (no quiescence, no table), plain alpha-beta (the PVS switch off) where the
+quiescence search is on, the same search without windows for the aspiration windows,
+python-chess for the legality of the moves, and the match runner's reading of `info` lines
+(chapter 7.1) for what counts as a move with a search behind it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+
+import chess
+import pytest
+
+import cb2026.search
+from cb2026.cli import Session, execute, move_after_failure, run
+from cb2026.game import move_report
+from cb2026.limits import Limits
+from cb2026.position import Position
+from cb2026.search import (
+    ASPIRATION_DEPTH,
+    INFINITY,
+    MATE,
+    Iteration,
+    Searcher,
+    Techniques,
+    minimax,
+)
+from cb2026.tt import Bound
+from command_loop import assert_legal
+from search_positions import SEARCH_POSITIONS
+from test_search_alphabeta import MATE_IN_TWO, RANDOM, SMALL
+
+pytestmark = pytest.mark.stage("stage-09-pvs")
+
+
+def without(*names: str) -> Techniques:
+    """Return the default techniques with `names` switched off."""
+    return dataclasses.replace(Techniques(), **dict.fromkeys(names, False))
+
+
+# minimax has no quiescence search and no table; `search` never uses aspiration windows
+# (only `think` does), so this is PVS alone against the definition of the score.
+BARE_PVS = without("quiescence", "tt", "aspiration")
+
+# Positions and depths for iterative deepening with windows: windows start at
+# ASPIRATION_DEPTH, and these stay cheap with the table off.
+DEEPENING = [("endgame", 5), ("rook ending", 5), ("start", ASPIRATION_DEPTH)]
+
+
+# PVS against minimax and against alpha-beta.
+
+
+@pytest.mark.parametrize("depth", [1, 2, 3])
+@pytest.mark.parametrize("fen", SMALL)
+def test_pvs_matches_minimax_on_small_positions(fen: str, depth: int) -> None:
+    score, best_move, _ = Searcher(BARE_PVS).search(Position.from_fen(fen), depth)
+    assert score == minimax(Position.from_fen(fen), depth)
+    assert best_move is not None
+
+
+@pytest.mark.parametrize("fen", RANDOM)
+def test_pvs_matches_minimax_on_random_positions(fen: str) -> None:
+    # Depth 3 only where plain minimax stays cheap, as in chapter 5's test.
+    depths = (1, 2, 3) if len(list(chess.Board(fen).legal_moves)) <= 30 else (1, 2)
+    for depth in depths:
+        score = Searcher(BARE_PVS).search(Position.from_fen(fen), depth)[0]
+        assert score == minimax(Position.from_fen(fen), depth), depth
+
+
+def test_the_comparisons_with_minimax_exercise_the_re_search() -> None:
+    # A broken re-search goes unnoticed if no null window is ever beaten.
+    researches = 0
+    for fen in SMALL + RANDOM:
+        searcher = Searcher(BARE_PVS)
+        searcher.search(Position.from_fen(fen), 2)
+        researches += searcher.notes.pvs_researches
+    assert researches > 0
+
+
+@pytest.mark.parametrize("name", list(SEARCH_POSITIONS))
+def test_pvs_gives_alphabetas_score_and_move_with_quiescence(name: str) -> None:
+    # minimax knows no quiescence search: here alpha-beta (PVS off) is the referee. The
+    # table is off, because it lets a score depend on what was stored before (chapter 8).
+    fen = SEARCH_POSITIONS[name]
+    results = []
+    for pvs in (True, False):
+        searcher = Searcher(dataclasses.replace(without("tt", "aspiration"), pvs=pvs))
+        score, move, _ = searcher.search(Position.from_fen(fen), 3)
+        results.append((score, move))
+    assert results[0] == results[1]
+
+
+@pytest.mark.parametrize("fen", SMALL[:6])
+def test_pvs_scores_outside_the_window_are_true_bounds(fen: str) -> None:
+    # Fail-soft, as in chapter 5: at or below alpha an upper bound, at or above beta a
+    # lower bound, strictly inside the window the exact score.
+    true_score = minimax(Position.from_fen(fen), 3)
+    windows = [(true_score - 2, true_score - 1), (true_score + 1, true_score + 2),
+               (true_score - 1, true_score + 1), (true_score - 60, true_score + 60),
+               (-INFINITY, INFINITY)]
+    for alpha, beta in windows:
+        score = Searcher(BARE_PVS).negamax(Position.from_fen(fen), 3, alpha, beta, 0, [])
+        if score <= alpha:
+            assert true_score <= score, (alpha, beta)
+        elif score >= beta:
+            assert true_score >= score, (alpha, beta)
+        else:
+            assert true_score == score, (alpha, beta)
+
+
+def test_with_alphabeta_off_there_are_no_null_windows() -> None:
+    # Plain minimax searches every move for its exact score: a null window would only add
+    # re-searches to the tree that chapter 5's test counts.
+    searcher = Searcher(without("quiescence", "tt", "alphabeta"))
+    score = searcher.search(Position.from_fen(SMALL[1]), 3)[0]
+    assert score == minimax(Position.from_fen(SMALL[1]), 3)
+    assert searcher.notes.pvs_researches == 0
+
+
+# Aspiration windows: the score of the whole window.
+
+
+def deepened(fen: str, depth: int, techniques: Techniques) -> tuple[Iteration, Searcher]:
+    """Deepen to `depth`; return the last iteration and the searcher, for its notes."""
+    searcher = Searcher(techniques)
+    _, last = searcher.think(Position.from_fen(fen), Limits(depth=depth), lambda _: None)
+    assert last is not None and last.complete and last.depth == depth
+    return last, searcher
+
+
+def failures(searcher: Searcher) -> int:
+    """Return how many aspiration windows failed in the searcher's last search."""
+    return searcher.notes.aspiration_fail_highs + searcher.notes.aspiration_fail_lows
+
+
+def test_aspiration_windows_give_the_whole_windows_score(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # Without the table a window changes the work, never the score: a search that fails is
+    # repeated until its score lies inside its window, where it is exact.
+    whole = {name: deepened(SEARCH_POSITIONS[name], depth, without("tt", "aspiration"))[0]
+             for name, depth in DEEPENING}
+    for name, depth in DEEPENING:
+        aspired = deepened(SEARCH_POSITIONS[name], depth, without("tt"))[0]
+        assert aspired.score == whole[name].score, name
+    # Windows of one centipawn either side fail whenever the score moves: still the score.
+    monkeypatch.setattr(cb2026.search, "ASPIRATION_DELTA", 1)
+    highs = lows = 0
+    for name, depth in DEEPENING:
+        last, searcher = deepened(SEARCH_POSITIONS[name], depth, without("tt"))
+        assert last.score == whole[name].score and last.bound == Bound.EXACT, name
+        highs += searcher.notes.aspiration_fail_highs
+        lows += searcher.notes.aspiration_fail_lows
+    assert highs > 0 and lows > 0  # both kinds of failure were exercised
+
+
+def test_a_mate_found_through_a_window_is_exact(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Mate scores open the whole window: the mate in two comes out as it does without windows.
+    for techniques in (without("tt", "aspiration"), without("tt"), Techniques()):
+        assert deepened(MATE_IN_TWO, 4, techniques)[0].score == MATE - 3
+    monkeypatch.setattr(cb2026.search, "ASPIRATION_DELTA", 1)
+    assert deepened(MATE_IN_TWO, 4, without("tt"))[0].score == MATE - 3
+
+
+def test_windows_start_at_aspiration_depth_around_the_last_score(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    windows: list[tuple[int, int, int]] = []
+
+    class WindowRecorder(Searcher):
+        def iterate(self, position: Position, depth: int, alpha: int = -INFINITY,
+                    beta: int = INFINITY) -> Iteration | None:
+            windows.append((depth, alpha, beta))
+            return super().iterate(position, depth, alpha, beta)
+
+    monkeypatch.setattr(cb2026.search, "ASPIRATION_DELTA", 1)
+    reports: list[Iteration] = []
+    WindowRecorder(without("tt")).think(Position.from_fen(SEARCH_POSITIONS["endgame"]),
+                                        Limits(depth=6), reports.append)
+    finished = {report.depth: report.score for report in reports
+                if report.bound == Bound.EXACT}
+    first = {}
+    for depth, alpha, beta in windows:
+        first.setdefault(depth, (alpha, beta))
+    for depth, window in first.items():
+        if depth < ASPIRATION_DEPTH:
+            assert window == (-INFINITY, INFINITY)
+        else:
+            assert window == (finished[depth - 1] - 1, finished[depth - 1] + 1)
+    # Every failure was reported before its re-search: one report per extra root search.
+    assert len(windows) - len(first) == sum(report.bound != Bound.EXACT for report in reports)
+
+
+# What a GUI is told.
+
+
+def uci_lines(fen: str, go: str, *options: str) -> list[str]:
+    """Return the lines a fresh UCI session answers `go` with, after `options`."""
+    output = io.StringIO()
+    session = Session(output)
+    for command in ("uci", *options, f"position fen {fen}", go):
+        execute(session, command)
+    session.wait_for_search()
+    lines = output.getvalue().splitlines()
+    return lines[lines.index("uciok") + 1:]
+
+
+def score_and_bound(line: str) -> tuple[int, str | None]:
+    """Return the centipawn score of an `info depth` line, and its bound word if it has one."""
+    words = line.split()
+    at = words.index("score")
+    assert words[at + 1] == "cp", line  # no mate in these positions at these depths
+    bound = words[at + 3] if words[at + 3] in ("lowerbound", "upperbound") else None
+    return int(words[at + 2]), bound
+
+
+def info_depth(line: str) -> int:
+    """Return the depth of an `info depth D ...` line."""
+    return int(line.split()[2])
+
+
+def first_move_of(line: str) -> str:
+    """Return the first move of an `info` line's pv."""
+    return line.split(" pv ")[1].split()[0]
+
+
+def test_failed_windows_are_reported_as_bounds_over_uci(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # Windows of one centipawn fail often; without the table a bound is a true bound on
+    # the score the same depth finally gets.
+    monkeypatch.setattr(cb2026.search, "ASPIRATION_DELTA", 1)
+    kinds = set()
+    for name, depth in DEEPENING:
+        fen = SEARCH_POSITIONS[name]
+        lines = uci_lines(fen, f"go depth {depth}", "setoption name TT value false")
+        assert not any(line.startswith("info string error") for line in lines), lines
+        infos = [line for line in lines if line.startswith("info depth")]
+        final = {info_depth(line): score_and_bound(line)[0] for line in infos
+                 if score_and_bound(line)[1] is None}
+        for line in infos:
+            score, bound = score_and_bound(line)
+            if bound is None:
+                continue
+            kinds.add(bound)
+            assert info_depth(line) >= ASPIRATION_DEPTH, line
+            if bound == "lowerbound":  # a fail high: the score is at least this
+                assert final[info_depth(line)] >= score, line
+                assert " pv " in line  # the move that failed high
+            else:  # a fail low: at most this, and no move to show
+                assert final[info_depth(line)] <= score, line
+                assert " pv " not in line
+        # The last line before bestmove is a result, whose line starts with the move played.
+        move = lines[-1].split()[1]
+        assert lines[-1].startswith("bestmove") and score_and_bound(infos[-1])[1] is None
+        assert first_move_of(infos[-1]) == move
+        assert_legal(fen, move)
+        report = move_report(infos, chess.Move.from_uci(move), chess.Board(fen).turn, 0.0)
+        assert not report.blind and report.depth == depth
+    assert kinds == {"lowerbound", "upperbound"}
+
+
+def test_a_stop_during_a_re_search_plays_the_last_result(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cb2026.search, "ASPIRATION_DELTA", 1)
+    # The node count at which the first window failed, in a search that has one.
+    for name, depth in DEEPENING:
+        fen = SEARCH_POSITIONS[name]
+        reports: list[Iteration] = []
+        Searcher().think(Position.from_fen(fen), Limits(depth=depth), reports.append)
+        failed = [report for report in reports if report.bound != Bound.EXACT]
+        if failed:
+            break
+    else:
+        pytest.fail("no aspiration window failed")
+    first_failure = failed[0]
+    # The same search over UCI, stopped by its node limit at the first node of the re-search.
+    lines = uci_lines(fen, f"go nodes {first_failure.nodes + 1}")
+    infos = [line for line in lines if line.startswith("info depth")]
+    move = lines[-1].split()[1]
+    assert score_and_bound(infos[-2])[1] is not None
+    assert info_depth(infos[-2]) == first_failure.depth
+    # Then the previous iteration once more: its move is played, never the bound's.
+    assert score_and_bound(infos[-1])[1] is None
+    assert info_depth(infos[-1]) == first_failure.depth - 1
+    assert first_move_of(infos[-1]) == move
+    assert_legal(fen, move)
+    report = move_report(infos, chess.Move.from_uci(move), chess.Board(fen).turn, 0.0)
+    assert not report.blind and report.depth == first_failure.depth - 1
+
+
+def test_a_failed_search_does_not_play_the_move_of_a_bound() -> None:
+    root = Position.from_fen(SEARCH_POSITIONS["start"])
+    result = Iteration(4, 20, [1, 2], 1000, 6, 0.5)
+    failed_high = Iteration(5, 60, [3], 2000, 7, 0.9, bound=Bound.LOWER)
+    failed_low = Iteration(5, -40, [], 3000, 7, 1.2, bound=Bound.UPPER)
+    assert move_after_failure(root, [result, failed_high]) == (1, result)
+    assert move_after_failure(root, [result, failed_low]) == (1, result)
+
+
+# The switches and the notes.
+
+
+def test_the_switches_are_uci_options_and_shell_commands(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    output = io.StringIO()
+    session = Session(output)
+    execute(session, "uci")
+    for name in ("PVS", "Aspiration"):
+        assert f"option name {name} type check default true" in output.getvalue().splitlines()
+    monkeypatch.setattr(cb2026.search, "ASPIRATION_DELTA", 1)  # windows that fail
+    fen = SEARCH_POSITIONS["endgame"]
+    for switch, on in (("off", False), ("on", True)):
+        for command in (f"set pvs {switch}", f"set aspiration {switch}", "ucinewgame",
+                        f"position fen {fen}", "go depth 5"):
+            execute(session, command)
+            session.wait_for_search()
+        techniques, notes = session.searcher.techniques, session.searcher.notes
+        assert techniques.pvs is on and techniques.aspiration is on
+        if on:
+            assert notes.pvs_researches > 0 and failures(session.searcher) > 0
+        else:
+            assert notes.pvs_researches == 0 and failures(session.searcher) == 0
+    execute(session, "stats")
+    stats = output.getvalue()
+    for name in ("pvs_researches", "aspiration_fail_highs", "aspiration_fail_lows"):
+        assert name in stats
+    assert "info string error" not in stats
+    execute(session, "setoption name PVS value maybe")
+    assert output.getvalue().splitlines()[-1].startswith(
+        "info string error: option PVS needs the value true or false")
+    assert session.searcher.techniques.pvs is True  # a bad value changes nothing
+
+
+def test_the_shell_marks_a_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cb2026.search, "ASPIRATION_DELTA", 1)
+    output = io.StringIO()
+    run(io.StringIO(f"position fen {SEARCH_POSITIONS['endgame']}\ngo depth 5\n"), output)
+    scores = [line.split("score")[1].split()[0] for line in output.getvalue().splitlines()
+              if line.startswith("depth ")]
+    assert any(score.startswith((">=", "<=")) for score in scores), scores
+    assert not scores[-1].startswith((">=", "<="))  # the last line shows a result
