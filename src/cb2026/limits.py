@@ -5,7 +5,8 @@
 
 A search can be limited by depth, by nodes, by a fixed time per move, or by the
 game clock.  With a clock the engine decides itself how long to think: a share
-of the time left, plus most of the increment it gets back after the move.
+of the time left, plus the increment it gets back after the move, less the time
+that passing each move on to the GUI costs.
 """
 
 from __future__ import annotations

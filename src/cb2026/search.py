@@ -50,8 +50,10 @@ def is_mate_score(score: int) -> bool:
 
 def is_draw_by_rule(position: Position) -> bool:
     """Return True if the position is drawn by repetition or by the fifty-move rule."""
-    # One repetition is enough inside a search: if going back was good once, the
-    # same side can repeat it again, so the line is a draw either way.
+    # One repetition is enough: if going back was good once, the same side can
+    # repeat it again, so the line is a draw either way.  Positions from the game
+    # before the search count too, more simply than in Stockfish, which asks for
+    # two earlier occurrences there (chapter 5 says when that is wrong).
     return position.is_repetition(2) or is_fifty_move_draw(position)
 
 
@@ -291,9 +293,9 @@ class Searcher:
         if ply and is_draw_by_rule(position):
             return DRAW
         # Stand pat: the side to move need not capture, so the static score is a lower
-        # bound, and if it already reaches beta nothing more is needed.  (Even in
-        # check: searching every evasion here makes the quiescence search several
-        # times bigger; the main search finds the mates.)
+        # bound, and if it already reaches beta nothing more is needed.  Even in check,
+        # as a simplification: searching every evasion here grew chapter 6's test
+        # searches, and the main search finds the mates within its depth.
         best = evaluate(position, self.techniques.pst)
         if best >= beta:
             return best

@@ -9,9 +9,10 @@ the table keeps the move that came out on top, the score with its bound, and
 the depth searched.  A deep enough score spares the search of the position; a
 shallower one still tells the search which move to look at before the others.
 
-Python objects are big (a small tuple alone takes 64 bytes), so the table is two
-flat arrays of 64-bit integers: one holds the keys, the other each entry's fields
-packed into one number.  Then `Hash 16` really means 16 MB.
+Python objects are big (an entry as a tuple of its fields takes several times
+16 bytes), so the table is two flat arrays of 64-bit integers: one holds the
+keys, the other each entry's fields packed into one number.  Then `Hash 16`
+really means 16 MB.
 """
 
 from __future__ import annotations
