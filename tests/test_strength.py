@@ -222,7 +222,8 @@ def test_the_introduction_draws_every_stage_from_the_data(tmp_path: Path) -> Non
     assert sentence == (
         "Against sunfish 2026.1 at a clock of 5+0.05, stage 7 scores -12.5 +/- 40.0 Elo over "
         "300 games and stage 8 +55.0 +/- 38.0 Elo over 298 games (compiled build); stages 1 "
-        "to 6 cannot play a game yet."
+        "to 6 cannot play a game yet. From one stage to the next: stage 8 +68 ± 55 Elo, "
+        "resolved."  # 55.0 - -12.5, and the half-widths 40 and 38 added in quadrature
     )
     points = [line for line in axes.get_lines() if line.get_marker() == "o"]
     assert [list(point.get_ydata()) for point in points] == [[-12.5], [-12.5], [55.0]]
