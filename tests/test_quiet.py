@@ -5,6 +5,8 @@ import json
 import subprocess
 import sys
 import textwrap
+import time
+import timeit
 from pathlib import Path
 
 import pytest
@@ -142,3 +144,10 @@ def test_describe_build_says_what_the_chapter_shows() -> None:
     assert quiet.BUILD_TIMING_SHOWS + "." in quiet.describe_build(0.25, load=lambda: 1.5)
     sentence = quiet.describe_build(0.25, load=lambda: 1.5, shows="shares of one run")
     assert sentence.endswith("the chapter shows shares of one run.")
+
+
+def test_calibrated_number_aims_a_sample_at_the_time_asked() -> None:
+    # Each run sleeps 2 ms, so 0.05 s is about 25 runs; sleeping only ever overshoots, so
+    # the calibration can only ask for fewer (a loaded machine sleeps longer: room for that).
+    number = quiet.calibrated_number(timeit.Timer(lambda: time.sleep(0.002)), 0.05)
+    assert 5 <= number <= 25

@@ -24,10 +24,12 @@ from __future__ import annotations
 import argparse
 import datetime
 import fcntl
+import math
 import os
 import platform
 import sys
 import time
+import timeit
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
@@ -90,6 +92,16 @@ def interleaved(names: Sequence[str], repeats: int) -> Iterator[str]:
     drift of the machine's speed during the run falls on every contender alike."""
     for repeat in range(repeats):
         yield from (reversed(names) if repeat % 2 else names)
+
+
+def calibrated_number(timer: timeit.Timer, seconds: float) -> int:
+    """The number of runs of `timer` that a calibration run says take `seconds`."""
+    number = 1
+    taken = timer.timeit(number)
+    while taken < seconds / 10:  # until the timer's resolution is far below the time
+        number *= 2
+        taken = timer.timeit(number)
+    return math.ceil(number * seconds / taken)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
