@@ -572,6 +572,101 @@ def test_bad_debug_is_an_error() -> None:
     assert talk("debug sideways\n")[0].startswith(ERROR)
 
 
+# A game sent again with every move
+
+
+def counting_move_source(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Count the move generations of `position` commands from now on; return the counter."""
+    calls = [0]
+    generate = cb2026.cli.MOVE_SOURCE
+
+    def counted(position: cb2026.cli.Position) -> list:
+        calls[0] += 1
+        return generate(position)
+
+    monkeypatch.setattr(cb2026.cli, "MOVE_SOURCE", counted)
+    return calls
+
+
+def random_line(seed: int, start: chess.Board, plies: int) -> list[str]:
+    """Return up to `plies` random legal moves from `start`, chosen by python-chess."""
+    board, chooser, line = start.copy(), random.Random(seed), []
+    while len(line) < plies and (legal := list(board.legal_moves)):
+        line.append(chooser.choice(legal).uci())
+        board.push_uci(line[-1])
+    return line
+
+
+@pytest.mark.parametrize("start", ["startpos", f"fen {KIWIPETE}"])
+def test_a_growing_game_plays_only_the_moves_each_command_adds(
+    monkeypatch: pytest.MonkeyPatch, start: str
+) -> None:
+    """Sent move by move, as a GUI sends it, a game costs one generation per new move."""
+    board = chess.Board() if start == "startpos" else chess.Board(KIWIPETE)
+    line = random_line(7, board, 80)
+    session = Session(io.StringIO())
+    execute(session, f"position {start}")
+    calls = counting_move_source(monkeypatch)
+    plies_sent = range(2, len(line) + 1, 2)  # two plies more a command: ours and the reply
+    for played in plies_sent:
+        command = f"position {start} moves {' '.join(line[:played])}"
+        execute(session, command)
+        fresh = Session(io.StringIO())
+        execute(fresh, command)  # read from the beginning: the engine's own referee
+        for move in line[len(board.move_stack):played]:
+            board.push_uci(move)
+        assert session.position.fen() == board.fen()
+        assert session.position.key == fresh.position.key
+        assert session.position.undo_stack == fresh.position.undo_stack
+    # The fresh sessions read every move again; the growing one only the new ones.
+    assert calls[0] == plies_sent[-1] + sum(plies_sent), (calls[0], len(line))
+
+
+@pytest.mark.parametrize("last, command", [
+    ("position startpos moves e2e4 e7e5", "position startpos moves d2d4"),
+    ("position startpos moves e2e4 e7e5", "position startpos moves e2e4"),
+    ("position startpos moves e2e4", f"position fen {AFTER_E4}"),
+    (f"position fen {AFTER_E4}", "position startpos moves e2e4"),
+])
+def test_a_command_that_does_not_extend_the_last_is_read_afresh(last: str, command: str) -> None:
+    board = chess.Board()
+    for move in command.split()[3:] if command.startswith("position startpos") else []:
+        board.push_uci(move)
+    expected = board.fen() if command.startswith("position startpos") else AFTER_E4
+    lines = talk(f"{last}\n{command}\nd\n")
+    assert f"Fen: {expected}" in lines and not any(line.startswith(ERROR) for line in lines)
+
+
+def test_only_the_words_moves_may_extend_a_bare_position() -> None:
+    """After `position startpos`, `position startpos e2e4` is no extension but an error."""
+    lines = talk("position startpos\nposition startpos e2e4\nd\n")
+    assert any(line.startswith(ERROR) for line in lines)
+    assert f"Fen: {chess.STARTING_FEN}" in lines
+    lines = talk("position startpos\nposition startpos moves e2e4\nd\n")
+    assert f"Fen: {AFTER_E4}" in lines
+
+
+def test_an_extension_builds_on_the_last_command_not_on_what_followed_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A bad extension, `ucinewgame` or a search in between change nothing it builds on."""
+    session = Session(io.StringIO())
+    execute(session, "position startpos moves e2e4")
+    calls = counting_move_source(monkeypatch)
+    for command in ("position startpos moves e2e4 e7e5 e1e3", "ucinewgame",
+                    "go depth 2"):
+        execute(session, command)
+        session.wait_for_search()
+    execute(session, "position startpos moves e2e4 e7e5 g1f3")
+    board = chess.Board()
+    for move in ("e2e4", "e7e5", "g1f3"):
+        board.push_uci(move)
+    assert session.position.fen() == board.fen()
+    # Two generations for the bad command (e7e5, then e1e3 refused), two for the good one's
+    # new moves: e2e4 is never played again.
+    assert calls[0] == 2 + 2, calls[0]
+
+
 # Bad input leaves the engine as it was
 
 

@@ -54,6 +54,10 @@ class Session:
         self.ponder_allowed = False  # the Ponder option: may the GUI send `go ponder`?
         # The search thread and the command loop both write: one line at a time.
         self.output_lock = threading.Lock()
+        # The last `position` command and a copy of its position, for a command that only adds
+        # moves to it (chapter 7, "The whole game in every `position`").
+        self.last_position_words: list[str] = []
+        self.last_position = self.position.copy()
 
     def say(self, text: str) -> None:
         """Write one line of reply and flush it, so a GUI reading a pipe sees it at once."""
@@ -120,18 +124,28 @@ def parse_position_arguments(arguments: list[str]) -> tuple[Position, list[str]]
 
 
 def handle_position(session: Session, arguments: list[str]) -> None:
-    """Set the current position from `startpos` or `fen <fen>`, then play any `moves`."""
-    position, rest = parse_position_arguments(arguments)
-    if rest and rest[0] != "moves":
-        raise CommandError(f"expected 'moves' after the position, not {rest[0]!r}")
-    for text in rest[1:]:
+    """Set the current position from `startpos` or `fen <fen>`, then play any `moves`.
+
+    A command that repeats the last one and adds moves plays only the moves it adds.
+    """
+    added = moves_after_last_position(session, arguments)
+    if added is None:
+        position, rest = parse_position_arguments(arguments)
+        if rest and rest[0] != "moves":
+            raise CommandError(f"expected 'moves' after the position, not {rest[0]!r}")
+        added = rest[1:]
+    else:
+        position = session.last_position.copy()
+    for text in added:
         try:
             move = parse_uci_move(text, MOVE_SOURCE(position))
         except MoveError as error:
             raise CommandError(str(error)) from None
         position.make_move(move)
-    # Only a fully valid command replaces the session's position.
+    # Only a fully valid command replaces the session's position and the one remembered.
     session.position = position
+    session.last_position_words = list(arguments)
+    session.last_position = position.copy()
 
 
 def handle_d(session: Session, arguments: list[str]) -> None:
@@ -500,6 +514,23 @@ def uci_info_line(session: Session, iteration: Iteration) -> str:
     if iteration.pv:  # a mated or stalemated root has no line to show
         line += " pv " + " ".join(move_to_uci(move) for move in iteration.pv)
     return line
+
+
+def moves_after_last_position(session: Session, arguments: list[str]) -> list[str] | None:
+    """Return the moves that a `position` command adds to the last one.
+
+    None if the command does not begin with all the words of the last one.
+    """
+    last = session.last_position_words
+    if not last or arguments[: len(last)] != last:
+        return None
+    added = arguments[len(last):]
+    if "moves" in last:  # the last command had a move list: every word after it is a move
+        return added
+    if not added:
+        return []
+    # After a bare position, only a move list may follow (not, say, more FEN fields).
+    return added[1:] if added[0] == "moves" else None
 
 
 def human_info_line(iteration: Iteration) -> str:
