@@ -151,3 +151,13 @@ def test_calibrated_number_aims_a_sample_at_the_time_asked() -> None:
     # the calibration can only ask for fewer (a loaded machine sleeps longer: room for that).
     number = quiet.calibrated_number(timeit.Timer(lambda: time.sleep(0.002)), 0.05)
     assert 5 <= number <= 25
+
+
+@pytest.mark.parametrize("ratio, side", [
+    (0.5, "below"), (0.89, "below"), (0.9, "inside"), (1.0, "inside"), (1.1, "inside"),
+    (1.11, "above"), (3.0, "above"),
+])
+def test_band_reads_a_ratio_against_the_band_of_no_clear_difference(ratio: float,
+                                                                    side: str) -> None:
+    assert quiet.NO_CLEAR_DIFFERENCE == (0.9, 1.1)  # the edges the cases above sit on
+    assert quiet.band(ratio) == side

@@ -104,6 +104,17 @@ def calibrated_number(timer: timeit.Timer, seconds: float) -> int:
     return math.ceil(number * seconds / taken)
 
 
+# Ratios of two timings inside this band are read as no clear difference: the book's timings
+# come from a machine that may be busy, and a gap that small is no evidence either way.
+NO_CLEAR_DIFFERENCE = (0.9, 1.1)
+
+
+def band(ratio: float) -> str:
+    """Return "above", "inside" or "below" the band of no clear difference (NO_CLEAR_DIFFERENCE)."""
+    low, high = NO_CLEAR_DIFFERENCE
+    return "above" if ratio > high else "below" if ratio < low else "inside"
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the options every measuring tool shares: --allow-load and --wait."""
     parser.add_argument(
