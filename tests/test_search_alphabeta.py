@@ -26,14 +26,14 @@ from cb2026.search import (
     minimax,
     mvv_lva_score,
 )
-from perft_positions import KIWIPETE
+from positions import KIWIPETE, POSITION_3, QH5_TRAP
 
 pytestmark = pytest.mark.stage("stage-05-alphabeta")
 
 # Small positions, cheap enough for plain minimax at depth 3.
 SMALL = [
     "8/8/8/4k3/8/8/3QK3/8 w - - 0 1",
-    "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+    POSITION_3,
     "4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 1",
     "r3k3/8/8/8/8/8/8/4K2R w Kq - 0 1",
     "8/P6k/8/8/8/8/6p1/K7 w - - 0 1",
@@ -41,7 +41,7 @@ SMALL = [
     "2r3k1/5ppp/8/8/8/2n5/5PPP/3RR1K1 b - - 0 1",
     "8/8/3k4/8/2n2N2/8/3K4/8 w - - 0 1",
     "7k/5n2/6K1/8/8/8/8/5Q2 w - - 0 1",
-    "r1bqkbnr/pppp1p1p/2n3p1/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 0 4",
+    QH5_TRAP,
 ]
 MATE_IN_ONE = "6k1/5ppp/8/8/8/8/8/3R2K1 w - - 0 1"
 MATE_IN_TWO = "7k/8/5K2/8/8/8/8/R7 w - - 0 1"

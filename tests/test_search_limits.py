@@ -31,11 +31,10 @@ from cb2026.search import (
     mate_in_moves,
 )
 from command_loop import Conversation, assert_legal, info_fields, margin, search
-from perft_positions import KIWIPETE
+from positions import KIWIPETE, MIDDLEGAME
 
 pytestmark = pytest.mark.stage("stage-07-uci")
 
-MIDDLEGAME = "r2q1rk1/pp2bppp/2n1pn2/3p4/3P1B2/2PB1N2/PP1N1PPP/R2Q1RK1 w - - 0 10"
 # Found by a search for positions whose depth 1 is expensive: the quiescence search has
 # so many captures to play out that depth 1 alone costs over a hundred thousand nodes.
 BUSY = "3rkqr1/p1pp1p1n/b1NPp1pB/3nb3/Pp2P3/2NB1Q1p/1PP2PPP/2KR3R w - - 11 9"

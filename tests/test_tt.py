@@ -14,10 +14,9 @@ from cb2026.limits import Limits
 from cb2026.position import Position
 from cb2026.search import INFINITY, MATE, Searcher, Techniques, minimax
 from cb2026.tt import BYTES_PER_ENTRY, Bound, TranspositionTable, entry_count
+from positions import KIWIPETE, POSITION_3, START
 
 pytestmark = pytest.mark.stage("stage-08-tt")
-
-START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 
 # Positions with a known shortest mate, in moves, for the side to move.
 MATES = [
@@ -201,9 +200,9 @@ def test_mate_distance_test_catches_unconverted_mate_scores(monkeypatch) -> None
 
 SAME_RESULT = [
     START,
-    "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+    KIWIPETE,
     "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3",
-    "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+    POSITION_3,
 ]
 
 
@@ -227,7 +226,7 @@ def test_table_keeps_move_and_score_at_fixed_depth(fen: str) -> None:
 
 SMALL = [
     "8/8/8/4k3/8/8/3QK3/8 w - - 0 1",
-    "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+    POSITION_3,
     "4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 1",
     "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1",
     "8/8/3k4/8/2n2N2/8/3K4/8 w - - 0 1",
