@@ -10,8 +10,10 @@ chapters 5 to 8.1). Their names and FENs are stored with those measurements unde
 so neither may change until the measurements are taken again.
 """
 
-# The starting position (python-chess's `chess.STARTING_FEN`, the same string).
-START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+import chess
+
+# The starting position (python-chess's constant); "start" in the book's tables.
+START = chess.STARTING_FEN
 
 # The Chess Programming Wiki's "Perft Results" page
 # (https://www.chessprogramming.org/Perft_Results): positions 2 to 6, with node counts
