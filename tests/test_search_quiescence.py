@@ -21,7 +21,7 @@ from cb2026.evaluate import (
 )
 from cb2026.position import Position
 from cb2026.search import INFINITY, MATE, Searcher, Techniques, minimax
-from positions import KIWIPETE, MIDDLEGAME, POSITION_3, QH5_TRAP
+from positions import KIWIPETE, MIDDLEGAME, POSITION_3, QH5_TRAP, SCANDINAVIAN
 
 pytestmark = pytest.mark.stage("stage-06-quiescence")
 
@@ -125,7 +125,7 @@ def referee_search(board: chess.Board, depth: int, alpha: int, beta: int, ply: i
 
 
 REFEREE_CASES = [(fen, depth) for fen, _ in RESOLVED for depth in (1, 2)] + [
-    ("rnb1kbnr/ppp1pppp/8/3q4/8/2N5/PPPP1PPP/R1BQKBNR b KQkq - 1 3", 2),
+    (SCANDINAVIAN, 2),
     (QH5_TRAP, 2),
     (MIDDLEGAME, 1),
     (KIWIPETE, 0),

@@ -38,6 +38,9 @@ PERFT_POSITIONS = [START, KIWIPETE, POSITION_3, POSITION_4, POSITION_5]
 # After 1. e4 e5 2. Qh5 Nc6 3. Bc4 g6, White to move: Black's last move attacks the queen
 # with a pawn (chapter 5 builds the position from the moves).
 QH5_TRAP = "r1bqkbnr/pppp1p1p/2n3p1/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 0 4"
+# The Scandinavian Defence after 1. e4 d5 2. exd5 Qxd5 3. Nc3, Black to move: the knight
+# attacks the queen (chapter 6 opens with it).
+SCANDINAVIAN = "rnb1kbnr/ppp1pppp/8/3q4/8/2N5/PPPP1PPP/R1BQKBNR b KQkq - 1 3"
 # The Italian game after 1. e4 e5 2. Nf3 Nc6 3. Bc4 Bc5 (chapter 5 checks the moves).
 ITALIAN = "r1bqk1nr/pppp1ppp/2n5/2b1p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4"
 # Not a balanced middlegame: White is a bishop up (Black's light-squared bishop is missing).
