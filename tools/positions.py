@@ -59,3 +59,33 @@ SEARCH_POSITIONS = {
     "endgame": POSITION_3,
     "rook ending": ROOK_ENDING,
 }
+
+# Small positions, each showing one rule, that the chapters and the tests share.
+# The black bishop on a6 attacks f1: White holds both castling rights but may not castle
+# short (chapter 2).
+CASTLING_THROUGH_CHECK = "r3k2r/8/b7/8/8/8/8/R3K2R w KQkq - 0 1"
+# The rook on e7 gives check: White holds both castling rights but may use neither (chapter 2).
+CASTLING_OUT_OF_CHECK = "4k3/4r3/8/8/8/8/8/R3K2R w KQ - 0 1"
+# After 1. e4 e5 2. Nc3 Nc6 3. d3 Bb4: the knight on c3 is pinned to its king (chapter 3).
+PINNED = "r1bqk1nr/pppp1ppp/2n5/4p3/1b2P3/2NP4/PPP2PPP/R1BQKBNR w KQkq - 1 4"
+# White's d5 pawn may not take on c6 en passant: both pawns would leave the fifth rank, and
+# the rook on h5 would give check to the king on a5 (chapter 3).
+EN_PASSANT_RANK = "8/8/8/K1pP3r/8/8/8/7k w - c6 0 1"
+# The same rule for Black: the e4 pawn may not take on d3 en passant, which would open the
+# fourth rank between the queen on h4 and the king on a4 (chapters 1 and 4).
+ILLEGAL_EN_PASSANT = "8/8/8/8/k2Pp2Q/8/8/4K3 b - d3 0 1"
+# The kings and a pawn each: White's e5 pawn can take on d6 en passant.
+EN_PASSANT_PAWNS = "4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 1"
+# Black, to move, has no legal move and is not in check.
+STALEMATE = "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1"
+# White mates on the back rank with Rd8; MATED is the position after it.
+MATE_IN_ONE = "6k1/5ppp/8/8/8/8/8/3R2K1 w - - 0 1"
+MATED = "3R2k1/5ppp/8/8/8/8/8/6K1 b - - 0 1"
+# White, with king and rook, mates in two (chapter 5); the same position mirrored left to
+# right (chapter 7 and the UCI tests).
+MATE_IN_TWO = "7k/8/5K2/8/8/8/8/R7 w - - 0 1"
+MATE_IN_TWO_MIRRORED = "k7/8/2K5/8/8/8/8/7R w - - 0 1"
+# White, with king and rook, mates in three (chapter 8).
+MATE_IN_THREE = "8/8/8/4R3/3K4/k7/8/8 w - - 0 1"
+# Qxf7 stalemates Black, Kxf7 keeps the win (chapter 5).
+STALEMATE_TRAP = "7k/5n2/6K1/8/8/8/8/5Q2 w - - 0 1"
