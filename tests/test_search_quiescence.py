@@ -21,7 +21,7 @@ from cb2026.evaluate import (
 )
 from cb2026.position import Position
 from cb2026.search import INFINITY, MATE, Searcher, Techniques, minimax
-from positions import KIWIPETE, MIDDLEGAME, POSITION_3, QH5_TRAP, SCANDINAVIAN
+from positions import EN_PASSANT_PAWNS, KIWIPETE, MIDDLEGAME, POSITION_3, QH5_TRAP, SCANDINAVIAN
 
 pytestmark = pytest.mark.stage("stage-06-quiescence")
 
@@ -55,7 +55,7 @@ RESOLVED = [
     ("4k3/8/2n5/4p3/8/5N2/8/4K3 w - - 0 1", []),  # one attacker, one defender: no gain
     ("1r6/P6k/8/8/8/8/8/K7 w - - 0 1", ["a7b8q"]),  # capture and promote
     ("7k/P7/8/8/8/8/8/K7 w - - 0 1", ["a7a8q"]),  # a quiet promotion is noisy too
-    ("4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 1", ["e5d6"]),  # en passant (empty target square)
+    (EN_PASSANT_PAWNS, ["e5d6"]),  # en passant (empty target square)
     ("3rk3/8/8/8/8/8/3q4/3RK3 w - - 0 1", ["d1d2"]),  # in check: the rook takes the queen
     ("4k3/3q4/8/8/8/8/3R4/3RK3 b - - 0 1", []),  # Qxd2 Rxd2 would give the queen for a rook
 ]
@@ -228,7 +228,7 @@ def test_endgame_rule(fen: str, endgame: bool) -> None:
 SMALL = [
     "8/8/8/4k3/8/8/3QK3/8 w - - 0 1",
     POSITION_3,
-    "4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 1",
+    EN_PASSANT_PAWNS,
     "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1",
     "2r3k1/5ppp/8/8/8/2n5/5PPP/3RR1K1 b - - 0 1",
 ]
