@@ -32,7 +32,7 @@ POSITION_5 = "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8"
 POSITION_6 = "r4rk1/1pp1qppp/p1np1n2/2b1p1B1/2B1P1b1/P1NP1N2/1PP1QPPP/R4RK1 w - - 0 10"
 # Positions 1 to 5 of that page, in its order (the starting position is the first): between
 # them every kind of move (castling both ways, en passant, promotions with and without a
-# capture, pins and checks). The random games of chapters 1 to 3 start from them.
+# capture, pins and checks). The random games of chapters 1 and 3 start from them.
 PERFT_POSITIONS = [START, KIWIPETE, POSITION_3, POSITION_4, POSITION_5]
 
 # After 1. e4 e5 2. Qh5 Nc6 3. Bc4 g6, White to move: Black's last move attacks the queen
