@@ -31,7 +31,7 @@ from cb2026.search import (
 )
 from cb2026.tt import Bound
 from command_loop import assert_legal
-from search_positions import SEARCH_POSITIONS
+from positions import SEARCH_POSITIONS
 from test_search_alphabeta import MATE_IN_TWO, RANDOM, SMALL
 
 pytestmark = pytest.mark.stage("stage-09-pvs")

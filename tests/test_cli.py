@@ -13,11 +13,9 @@ import chess
 import pytest
 
 from command_loop import talk
+from positions import EN_PASSANT_RANK, PINNED
 
 pytestmark = pytest.mark.stage("stage-03-legal")
-
-PINNED = "r1bqk1nr/pppp1ppp/2n5/4p3/1b2P3/2NP4/PPP2PPP/R1BQKBNR w KQkq - 1 4"
-EN_PASSANT_RANK = "8/8/8/K1pP3r/8/8/8/7k w - c6 0 1"
 
 
 def python_chess_divide(board: chess.Board, depth: int) -> dict[str, int]:

@@ -14,7 +14,7 @@ import pytest
 
 import cb2026
 from command_loop import ERROR, talk
-from perft_positions import KIWIPETE, POSITION_3
+from positions import KIWIPETE, POSITION_3
 
 pytestmark = pytest.mark.stage("stage-01-board")
 

@@ -15,8 +15,7 @@ import pytest
 from command_loop import EngineProcess
 from compile_engine import build_compiled, missing_compiler
 from engine_worker import Worker
-from perft_positions import KIWIPETE, POSITION_3, POSITION_4, POSITION_5
-from search_positions import SEARCH_POSITIONS
+from positions import KIWIPETE, POSITION_3, POSITION_4, POSITION_5, SEARCH_POSITIONS
 
 pytestmark = [pytest.mark.stage("stage-07-uci"), pytest.mark.slow, pytest.mark.tooling]
 

@@ -14,7 +14,7 @@ import pytest
 from cb2026.attacks import is_square_attacked
 from cb2026.board import BLACK, WHITE, make_piece, parse_square, square_name
 from cb2026.position import STARTING_FEN, FenError, Position
-from perft_positions import PERFT_POSITIONS
+from positions import ILLEGAL_EN_PASSANT, PERFT_POSITIONS
 
 pytestmark = pytest.mark.stage("stage-01-board")
 
@@ -98,7 +98,7 @@ def test_useless_en_passant_square_is_dropped() -> None:
 def test_en_passant_square_kept_when_a_pawn_is_ready_even_if_pinned() -> None:
     # Black's e4 pawn may take on d3 pseudo-legally (the capture would expose the king
     # on a4 to the queen on h4): X-FEN keeps the square, and so does cb2026.
-    fen = "8/8/8/8/k2Pp2Q/8/8/4K3 b - d3 0 1"
+    fen = ILLEGAL_EN_PASSANT
     assert Position.from_fen(fen).fen() == fen == chess.Board(fen).fen(en_passant="xfen")
 
 

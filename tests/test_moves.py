@@ -39,7 +39,12 @@ from cb2026.move import (
 from cb2026.movegen import pseudo_legal_moves
 from cb2026.position import Position
 from command_loop import talk
-from perft_positions import PERFT_POSITIONS
+from positions import (
+    CASTLING_OUT_OF_CHECK,
+    CASTLING_THROUGH_CHECK,
+    EN_PASSANT_PAWNS,
+    PERFT_POSITIONS,
+)
 
 pytestmark = pytest.mark.stage("stage-02-moves")
 
@@ -49,8 +54,8 @@ START_FENS = [
     "r3k2r/1P6/8/3pP3/8/8/6p1/R3K2R w KQkq d6 0 1",
     "r3k2r/1P6/8/8/3pP3/8/6p1/R3K2R b KQkq e3 0 1",
     # Castling into, through and out of attacks.
-    "r3k2r/8/b7/8/8/8/8/R3K2R w KQkq - 0 1",
-    "4k3/4r3/8/8/8/8/8/R3K2R w KQ - 0 1",
+    CASTLING_THROUGH_CHECK,
+    CASTLING_OUT_OF_CHECK,
     "r3k2r/8/8/8/8/8/6b1/R3K2R b KQkq - 0 1",
 ]
 
@@ -127,8 +132,8 @@ def test_castling_ignores_attacks_but_needs_rights_and_empty_squares() -> None:
                 if move_flag(m) == CASTLING}
 
     # Through and out of check: still generated at this stage (chapter 3 filters them).
-    assert castles("r3k2r/8/b7/8/8/8/8/R3K2R w KQkq - 0 1") == {"e1g1", "e1c1"}
-    assert castles("4k3/4r3/8/8/8/8/8/R3K2R w KQ - 0 1") == {"e1g1", "e1c1"}
+    assert castles(CASTLING_THROUGH_CHECK) == {"e1g1", "e1c1"}
+    assert castles(CASTLING_OUT_OF_CHECK) == {"e1g1", "e1c1"}
     # A piece on b1 blocks the long castle although the king never crosses b1.
     assert castles("4k3/8/8/8/8/8/8/RN2K2R w KQ - 0 1") == {"e1g1"}
     assert castles("4k3/8/8/8/8/8/8/R3K2R w K - 0 1") == {"e1g1"}
@@ -271,7 +276,7 @@ def test_halfmove_clock_and_fullmove_number(fen: str, text: str, clocks: tuple) 
 
 
 def test_en_passant_removes_the_pawn_beside_and_unmake_puts_it_back() -> None:
-    for fen, text, gone in [("4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 1", "e5d6", "d5"),
+    for fen, text, gone in [(EN_PASSANT_PAWNS, "e5d6", "d5"),
                             ("4k3/8/8/8/3pP3/8/8/4K3 b - e3 0 1", "d4e3", "e4")]:
         position = Position.from_fen(fen)
         pawn = position.piece_at(parse_square(gone))

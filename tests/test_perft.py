@@ -5,12 +5,11 @@ import pytest
 from cb2026.move import move_to_uci
 from cb2026.perft import divide, perft
 from cb2026.position import STARTING_FEN, Position
-from perft_positions import KIWIPETE, POSITION_3, POSITION_4, POSITION_5
+from positions import KIWIPETE, POSITION_3, POSITION_4, POSITION_5, POSITION_6
 
 pytestmark = pytest.mark.stage("stage-03-legal")
 
 POSITION_4_MIRRORED = "r2q1rk1/pP1p2pp/Q4n2/bbp1p3/Np6/1B3NBn/pPPP1PPP/R3K2R b KQ - 0 1"
-POSITION_6 = "r4rk1/1pp1qppp/p1np1n2/2b1p1B1/2B1P1b1/P1NP1N2/1PP1QPPP/R4RK1 w - - 0 10"
 
 CASES = [
     (STARTING_FEN, [20, 400, 8902, 197281]),

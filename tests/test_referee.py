@@ -21,7 +21,7 @@ from cb2026.rules import (
     is_stalemate,
     legal_moves,
 )
-from perft_positions import PERFT_POSITIONS
+from positions import ILLEGAL_EN_PASSANT, PERFT_POSITIONS
 
 pytestmark = pytest.mark.stage("stage-03-legal")
 
@@ -30,7 +30,7 @@ START_FENS = [
     "4k3/1P6/8/2pP4/8/8/6p1/4K3 w - c6 0 1",
     "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1",
     "8/8/8/2k5/3Pp3/8/8/4K2Q b - d3 0 1",
-    "8/8/8/8/k2Pp2Q/8/8/4K3 b - d3 0 1",
+    ILLEGAL_EN_PASSANT,
 ]
 
 

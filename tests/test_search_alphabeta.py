@@ -26,26 +26,33 @@ from cb2026.search import (
     minimax,
     mvv_lva_score,
 )
-from perft_positions import KIWIPETE
+from positions import (
+    EN_PASSANT_PAWNS,
+    KIWIPETE,
+    MATE_IN_ONE,
+    MATE_IN_TWO,
+    MATED,
+    POSITION_3,
+    QH5_TRAP,
+    STALEMATE,
+    STALEMATE_TRAP,
+)
 
 pytestmark = pytest.mark.stage("stage-05-alphabeta")
 
 # Small positions, cheap enough for plain minimax at depth 3.
 SMALL = [
     "8/8/8/4k3/8/8/3QK3/8 w - - 0 1",
-    "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
-    "4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 1",
+    POSITION_3,
+    EN_PASSANT_PAWNS,
     "r3k3/8/8/8/8/8/8/4K2R w Kq - 0 1",
     "8/P6k/8/8/8/8/6p1/K7 w - - 0 1",
     "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1",
     "2r3k1/5ppp/8/8/8/2n5/5PPP/3RR1K1 b - - 0 1",
     "8/8/3k4/8/2n2N2/8/3K4/8 w - - 0 1",
-    "7k/5n2/6K1/8/8/8/8/5Q2 w - - 0 1",
-    "r1bqkbnr/pppp1p1p/2n3p1/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 0 4",
+    STALEMATE_TRAP,
+    QH5_TRAP,
 ]
-MATE_IN_ONE = "6k1/5ppp/8/8/8/8/8/3R2K1 w - - 0 1"
-MATE_IN_TWO = "7k/8/5K2/8/8/8/8/R7 w - - 0 1"
-STALEMATE_TRAP = "7k/5n2/6K1/8/8/8/8/5Q2 w - - 0 1"
 
 
 def random_positions(count: int, seed: int) -> list[str]:
@@ -222,14 +229,14 @@ def test_mate_in_two_scores_mate_minus_three_plies(depth: int) -> None:
 
 def test_being_mated_scores_minus_mate() -> None:
     # Black to move is already mated: the score counts zero plies.
-    fen = "3R2k1/5ppp/8/8/8/8/8/6K1 b - - 0 1"
+    fen = MATED
     assert chess.Board(fen).is_checkmate()
     score, best_move, pv = Searcher().search(Position.from_fen(fen), 2)
     assert score == -MATE and best_move is None and pv == []
 
 
 def test_stalemate_scores_zero() -> None:
-    fen = "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1"
+    fen = STALEMATE
     assert chess.Board(fen).is_stalemate()
     score, best_move, _ = Searcher().search(Position.from_fen(fen), 3)
     assert score == DRAW and best_move is None

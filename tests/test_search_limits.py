@@ -31,11 +31,10 @@ from cb2026.search import (
     mate_in_moves,
 )
 from command_loop import Conversation, assert_legal, info_fields, margin, search
-from perft_positions import KIWIPETE
+from positions import KIWIPETE, MATE_IN_ONE, MIDDLEGAME
 
 pytestmark = pytest.mark.stage("stage-07-uci")
 
-MIDDLEGAME = "r2q1rk1/pp2bppp/2n1pn2/3p4/3P1B2/2PB1N2/PP1N1PPP/R2Q1RK1 w - - 0 10"
 # Found by a search for positions whose depth 1 is expensive: the quiescence search has
 # so many captures to play out that depth 1 alone costs over a hundred thousand nodes.
 BUSY = "3rkqr1/p1pp1p1n/b1NPp1pB/3nb3/Pp2P3/2NB1Q1p/1PP2PPP/2KR3R w - - 11 9"
@@ -196,7 +195,7 @@ def test_the_depth_limit_of_go_depth_and_go_mate(limits: Limits, depth: int) -> 
 def test_every_mate_in_n_is_found_within_the_depth_limit_of_go_mate() -> None:
     # Shortest mates in 1, 2 and 3 moves (the lengths as Stockfish 15.1 gives them), all
     # ending in a quiet move, which the quiescence search would not play.
-    for fen, moves in (("6k1/5ppp/8/8/8/8/8/3R2K1 w - - 0 1", 1),
+    for fen, moves in ((MATE_IN_ONE, 1),
                        ("k7/8/8/2K5/8/8/8/7R w - - 0 1", 2),
                        ("1k6/8/8/1K6/8/8/8/7R w - - 0 1", 3)):
         reports: list[Iteration] = []

@@ -21,6 +21,7 @@ from cb2026.evaluate import (
 )
 from cb2026.position import Position
 from cb2026.search import INFINITY, MATE, Searcher, Techniques, minimax
+from positions import EN_PASSANT_PAWNS, KIWIPETE, MIDDLEGAME, POSITION_3, QH5_TRAP, SCANDINAVIAN
 
 pytestmark = pytest.mark.stage("stage-06-quiescence")
 
@@ -54,7 +55,7 @@ RESOLVED = [
     ("4k3/8/2n5/4p3/8/5N2/8/4K3 w - - 0 1", []),  # one attacker, one defender: no gain
     ("1r6/P6k/8/8/8/8/8/K7 w - - 0 1", ["a7b8q"]),  # capture and promote
     ("7k/P7/8/8/8/8/8/K7 w - - 0 1", ["a7a8q"]),  # a quiet promotion is noisy too
-    ("4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 1", ["e5d6"]),  # en passant (empty target square)
+    (EN_PASSANT_PAWNS, ["e5d6"]),  # en passant (empty target square)
     ("3rk3/8/8/8/8/8/3q4/3RK3 w - - 0 1", ["d1d2"]),  # in check: the rook takes the queen
     ("4k3/3q4/8/8/8/8/3R4/3RK3 b - - 0 1", []),  # Qxd2 Rxd2 would give the queen for a rook
 ]
@@ -124,11 +125,11 @@ def referee_search(board: chess.Board, depth: int, alpha: int, beta: int, ply: i
 
 
 REFEREE_CASES = [(fen, depth) for fen, _ in RESOLVED for depth in (1, 2)] + [
-    ("rnb1kbnr/ppp1pppp/8/3q4/8/2N5/PPPP1PPP/R1BQKBNR b KQkq - 1 3", 2),
-    ("r1bqkbnr/pppp1p1p/2n3p1/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 0 4", 2),
-    ("r2q1rk1/pp2bppp/2n1pn2/3p4/3P1B2/2PB1N2/PP1N1PPP/R2Q1RK1 w - - 0 10", 1),
-    ("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1", 0),
-    ("8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1", 2),
+    (SCANDINAVIAN, 2),
+    (QH5_TRAP, 2),
+    (MIDDLEGAME, 1),
+    (KIWIPETE, 0),
+    (POSITION_3, 2),
 ]
 
 
@@ -226,8 +227,8 @@ def test_endgame_rule(fen: str, endgame: bool) -> None:
 
 SMALL = [
     "8/8/8/4k3/8/8/3QK3/8 w - - 0 1",
-    "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
-    "4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 1",
+    POSITION_3,
+    EN_PASSANT_PAWNS,
     "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1",
     "2r3k1/5ppp/8/8/8/2n5/5PPP/3RR1K1 b - - 0 1",
 ]

@@ -14,15 +14,14 @@ from cb2026.limits import Limits
 from cb2026.position import Position
 from cb2026.search import INFINITY, MATE, Searcher, Techniques, minimax
 from cb2026.tt import BYTES_PER_ENTRY, Bound, TranspositionTable, entry_count
+from positions import EN_PASSANT_PAWNS, KIWIPETE, MATE_IN_THREE, POSITION_3, START
 
 pytestmark = pytest.mark.stage("stage-08-tt")
-
-START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 
 # Positions with a known shortest mate, in moves, for the side to move.
 MATES = [
     ("r2qkb1r/pp2nppp/3p4/2pNN1B1/2BnP3/3P4/PPP2PPP/R2bK2R w KQkq - 1 1", 2),
-    ("8/8/8/4R3/3K4/k7/8/8 w - - 0 1", 3),
+    (MATE_IN_THREE, 3),
     ("4K3/8/7k/8/1Q6/8/8/8 w - - 0 1", 3),
 ]
 
@@ -201,9 +200,9 @@ def test_mate_distance_test_catches_unconverted_mate_scores(monkeypatch) -> None
 
 SAME_RESULT = [
     START,
-    "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+    KIWIPETE,
     "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3",
-    "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+    POSITION_3,
 ]
 
 
@@ -227,8 +226,8 @@ def test_table_keeps_move_and_score_at_fixed_depth(fen: str) -> None:
 
 SMALL = [
     "8/8/8/4k3/8/8/3QK3/8 w - - 0 1",
-    "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
-    "4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 1",
+    POSITION_3,
+    EN_PASSANT_PAWNS,
     "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1",
     "8/8/3k4/8/2n2N2/8/3K4/8 w - - 0 1",
 ]
@@ -245,7 +244,7 @@ def test_search_without_table_matches_minimax(fen: str) -> None:
 
 def test_table_carries_deeper_results_into_a_shallower_search() -> None:
     # Why the minimax comparison switches the table off: it answers with deeper knowledge.
-    fen = "4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 1"
+    fen = EN_PASSANT_PAWNS
     searcher = Searcher(without("quiescence"))
     deep = searcher.search(Position.from_fen(fen), 4)[0]
     assert deep == minimax(Position.from_fen(fen), 4)

@@ -19,6 +19,7 @@ from cb2026.tt import (
     entry_count,
     pack,
 )
+from positions import POSITION_3, ROOK_ENDING, START
 
 pytestmark = pytest.mark.stage("stage-08.1-tt-buckets")
 
@@ -170,11 +171,7 @@ def test_buckets_off_behave_like_the_single_slot_of_chapter_8() -> None:
         assert table.keys[slot] == key and table.data[slot] >> DEPTH_SHIFT & 0xFF == depth
 
 
-SAME_RESULT = [
-    "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
-    "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
-    "8/5pk1/6p1/8/3R4/6P1/5PK1/1r6 b - - 0 40",
-]
+SAME_RESULT = [START, POSITION_3, ROOK_ENDING]
 
 
 @pytest.mark.parametrize("fen", SAME_RESULT)

@@ -38,7 +38,7 @@ from command_loop import (
     talk,
     yardstick,
 )
-from perft_positions import KIWIPETE, POSITION_3
+from positions import KIWIPETE, MATE_IN_ONE, MATE_IN_TWO_MIRRORED, MATED, POSITION_3, STALEMATE
 
 pytestmark = pytest.mark.stage("stage-07-uci")
 
@@ -46,11 +46,6 @@ ENGINE_COMMAND = [sys.executable, "-c", "from cb2026.cli import main; main()"]
 ENGINE_ENVIRONMENT = dict(
     os.environ, PYTHONPATH=str(pathlib.Path(cb2026.__file__).resolve().parent.parent)
 )
-ENDGAME = POSITION_3  # a rook and pawns each: searches deep quickly
-MATE_IN_ONE = "6k1/5ppp/8/8/8/8/8/3R2K1 w - - 0 1"
-MATE_IN_TWO = "k7/8/2K5/8/8/8/8/7R w - - 0 1"
-MATED = "3R2k1/5ppp/8/8/8/8/8/6K1 b - - 0 1"
-STALEMATE = "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1"
 AFTER_E4 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
 TECHNIQUE_OPTIONS = ["Alphabeta", "Ordering", "Quiescence", "PST"]
 WARNING = "info string warning: "  # a limit searched otherwise than it was given
@@ -84,8 +79,8 @@ def test_python_chess_reads_and_sets_the_options() -> None:
             assert engine.options[name].type == "check"
             assert engine.options[name].default is True
         engine.configure({"Quiescence": False, "Ordering": False})
-        info = engine.analyse(chess.Board(ENDGAME), chess.engine.Limit(depth=2))
-        assert info["pv"][0] in chess.Board(ENDGAME).legal_moves
+        info = engine.analyse(chess.Board(POSITION_3), chess.engine.Limit(depth=2))
+        assert info["pv"][0] in chess.Board(POSITION_3).legal_moves
 
 
 @pytest.mark.parametrize("command", [
@@ -110,7 +105,7 @@ def test_options_are_matched_in_any_case_and_change_the_search(gui: Conversation
     for value in ("true", "FALSE"):
         gui.send(f"setoption name oRdErInG value {value}")
         gui.send("ucinewgame")  # nothing learnt by the first search helps the second
-        infos, _ = search(gui, ENDGAME, "go depth 4")
+        infos, _ = search(gui, POSITION_3, "go depth 4")
         nodes[value] = int(info_fields(infos[-1])["nodes"])
     assert nodes["true"] < nodes["FALSE"]
     assert not any(line.startswith(ERROR) for line in gui.pending())
@@ -175,10 +170,10 @@ def test_go_with_clocks_stays_within_the_clock(gui: Conversation, go: str, most:
 
 
 def test_go_mate_finds_the_mate_and_stops(gui: Conversation) -> None:
-    infos, move = search(gui, MATE_IN_TWO, "go mate 2")
+    infos, move = search(gui, MATE_IN_TWO_MIRRORED, "go mate 2")
     last = info_fields(infos[-1])
     assert last["score"] == "mate 2"
-    board = chess.Board(MATE_IN_TWO)
+    board = chess.Board(MATE_IN_TWO_MIRRORED)
     for text in last["pv"].split():
         board.push_uci(text)
     assert board.is_checkmate()
@@ -197,7 +192,7 @@ def test_mate_is_reported_in_moves_from_the_engines_view() -> None:
 
 @pytest.mark.parametrize(("go", "fen"), [
     # The mate is found at depth 4 in milliseconds; `go infinite` must still wait for `stop`.
-    ("go infinite", MATE_IN_TWO),
+    ("go infinite", MATE_IN_TWO_MIRRORED),
     ("go", KIWIPETE),  # no limit at all: search until stopped
 ])
 def test_endless_search_answers_only_after_stop(gui: Conversation, go: str, fen: str) -> None:
@@ -228,13 +223,13 @@ def test_isready_is_answered_at_once_during_a_search(gui: Conversation) -> None:
 def test_the_search_ignores_a_position_sent_while_it_runs(gui: Conversation) -> None:
     gui.send("position startpos")
     gui.send("go infinite")
-    gui.send(f"position fen {ENDGAME}")
+    gui.send(f"position fen {POSITION_3}")
     time.sleep(0.2)
     gui.send("stop")
     move = gui.read_until("bestmove")[-1].split()[1]
     assert_legal(chess.STARTING_FEN, move)
-    infos, move = search(gui, ENDGAME, "go depth 1")  # the new position is there afterwards
-    assert_legal(ENDGAME, move)
+    infos, move = search(gui, POSITION_3, "go depth 1")  # the new position is there afterwards
+    assert_legal(POSITION_3, move)
 
 
 def test_a_second_go_during_a_search_is_an_error(gui: Conversation) -> None:
@@ -373,13 +368,13 @@ def test_clock_game_never_loses_on_time() -> None:
 
 def test_go_depth_in_the_shell_prints_readable_lines_then_waits() -> None:
     # No `uci`: each command waits for the search before it, so `stats` sees it finished.
-    lines = talk(f"position fen {ENDGAME}\ngo depth 3\nstats\n")
+    lines = talk(f"position fen {POSITION_3}\ngo depth 3\nstats\n")
     depth_lines = [line for line in lines if line.startswith("depth ")]
     assert [int(line.split()[1].split("/")[0]) for line in depth_lines] == [1, 2, 3]
     assert all(" kn/s " in line and " score " in line for line in depth_lines)
     bestmove = lines.index(next(line for line in lines if line.startswith("bestmove")))
     assert bestmove == len(depth_lines)  # the statistics come after the search
-    assert_legal(ENDGAME, lines[bestmove].split()[1])
+    assert_legal(POSITION_3, lines[bestmove].split()[1])
     stats = lines[bestmove + 1:]
     assert {line.split()[0] for line in stats} >= {"nodes", "cutoffs", "seldepth", "qnodes"}
     # The statistics are the whole search's: its node count is the last iteration's.
@@ -391,7 +386,7 @@ def test_go_depth_in_the_shell_prints_readable_lines_then_waits() -> None:
 
 def test_shell_set_switches_a_technique() -> None:
     def nodes_at_depth_4(switch: str) -> int:
-        lines = talk(f"{switch}\nposition fen {ENDGAME}\ngo depth 4\nstats\n")
+        lines = talk(f"{switch}\nposition fen {POSITION_3}\ngo depth 4\nstats\n")
         assert not any(line.startswith(ERROR) for line in lines)
         return next(int(line.split()[1].replace(",", "")) for line in lines
                     if line.split()[:1] == ["nodes"] and "second" not in line)
@@ -400,7 +395,7 @@ def test_shell_set_switches_a_technique() -> None:
 
 
 def test_shell_mate_is_shown_with_a_hash() -> None:
-    lines = talk(f"position fen {MATE_IN_TWO}\ngo depth 4\nisready\n")
+    lines = talk(f"position fen {MATE_IN_TWO_MIRRORED}\ngo depth 4\nisready\n")
     assert any(" #2 " in line for line in lines if line.startswith("depth  4"))
 
 
@@ -718,12 +713,12 @@ def test_go_mate_without_a_mate_answers_after_depth_2n(gui: Conversation) -> Non
 
 def test_go_mate_stops_at_depth_2n_when_the_mate_is_longer(gui: Conversation) -> None:
     # A mate in two exists, but `go mate 1` asks only for mates in one: depth 2 ends it.
-    gui.send(f"position fen {MATE_IN_TWO}")
+    gui.send(f"position fen {MATE_IN_TWO_MIRRORED}")
     gui.send("go mate 1")
     lines = gui.read_until("bestmove", timeout=10)
     depths = [int(info_fields(line)["depth"]) for line in lines if line.startswith("info depth")]
     assert depths == [1, 2]
-    assert_legal(MATE_IN_TWO, lines[-1].split()[1])
+    assert_legal(MATE_IN_TWO_MIRRORED, lines[-1].split()[1])
 
 
 def test_the_shell_lets_a_finite_search_finish_at_the_end_of_input() -> None:

@@ -10,7 +10,7 @@ from cb2026.move import move_to_uci, parse_uci_move
 from cb2026.position import Position
 from cb2026.rules import legal_moves
 from cb2026.zobrist import SIDE_KEY, ZOBRIST_NUMBERS, random_keys, splitmix64
-from perft_positions import PERFT_POSITIONS
+from positions import ILLEGAL_EN_PASSANT, PERFT_POSITIONS
 
 pytestmark = pytest.mark.stage("stage-04-zobrist")
 
@@ -147,7 +147,7 @@ def play_both(position: Position, board: chess.Board, move: chess.Move) -> None:
 START_FENS = [
     *PERFT_POSITIONS,
     "r3k2r/1P6/8/2pP4/8/8/6p1/R3K2R w KQkq c6 0 1",
-    "8/8/8/8/k2Pp2Q/8/8/4K3 b - d3 0 1",
+    ILLEGAL_EN_PASSANT,
 ]
 
 
@@ -280,7 +280,7 @@ def shuffling_move(board: chess.Board, generator: random.Random) -> chess.Move:
 def test_repetition_convention_for_an_illegal_en_passant_capture() -> None:
     # Black's e4 pawn could take d3 en passant, but that would expose the king on a4 to the
     # queen on h4: python-chess ignores the square, the engine (like Polyglot) keeps it.
-    fen = "8/8/8/8/k2Pp2Q/8/8/4K3 b - d3 0 1"
+    fen = ILLEGAL_EN_PASSANT
     position, board = Position.from_fen(fen), chess.Board(fen)
     for text in ("a4a3", "h4h5", "a3a4", "h5h4"):
         play_both(position, board, chess.Move.from_uci(text))

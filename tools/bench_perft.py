@@ -35,18 +35,20 @@ sys.path.insert(0, str(ROOT / "tools"))
 import quiet  # noqa: E402
 from bench_common import command_line, start_workers  # noqa: E402
 from engine_worker import Worker  # noqa: E402
+from positions import KIWIPETE, POSITION_3, POSITION_4, POSITION_5, START  # noqa: E402
 
 DEFAULT_OUTPUT = ROOT / "book" / "data" / "stage-03-legal" / "perft-benchmark.json"
 DEFAULT_STAGE = "stage-04-zobrist"  # the end of Part I: legal moves with Zobrist keys
 REFERENCE = "python-chess"
 
-# (name, FEN, depth): the positions of the Chess Programming Wiki "Perft Results" page.
+# (name, FEN, depth): the positions of the Chess Programming Wiki "Perft Results" page
+# (tools/positions.py). The names are those of the stored benchmark, which chapter 3 reads.
 CASES = [
-    ("start", chess.STARTING_FEN, 4),
-    ("kiwipete", "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1", 3),
-    ("cpw-3", "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1", 5),
-    ("cpw-4", "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1", 3),
-    ("cpw-5", "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8", 3),
+    ("start", START, 4),
+    ("kiwipete", KIWIPETE, 3),
+    ("cpw-3", POSITION_3, 5),
+    ("cpw-4", POSITION_4, 3),
+    ("cpw-5", POSITION_5, 3),
 ]
 
 

@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 import quiet  # noqa: E402
 from bench_common import command_line, start_workers  # noqa: E402
 from engine_worker import Worker  # noqa: E402
-from search_positions import SEARCH_POSITIONS  # noqa: E402
+from positions import SEARCH_POSITIONS  # noqa: E402
 
 DEFAULT_STAGE = "stage-07.1-matches"
 REFERENCE = "sunfish"

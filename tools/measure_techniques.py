@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 import quiet  # noqa: E402
 from compile_engine import engine_folder  # noqa: E402
 from literate.stages import package_folder  # noqa: E402
-from search_positions import SEARCH_POSITIONS  # noqa: E402
+from positions import SEARCH_POSITIONS  # noqa: E402
 
 EXPERIMENTS: dict[str, list[dict[str, bool]]] = {
     "alphabeta": [{"alphabeta": False, "ordering": False}, {"ordering": False}, {}],
