@@ -25,8 +25,10 @@ $(STAMP): pyproject.toml $(LOCK)
 ensure-tags: $(STAMP)
 	PYTHONPATH=tools $(BIN)/python -m literate tags --ensure
 
+# After the build, a check that every page loads MathJax from the book itself (offline), not a CDN.
 book: $(STAMP) ensure-tags  ## build the HTML book into book/_build/html (warnings are errors)
 	$(BIN)/jupyter-book build --all -W -n --keep-going book/
+	$(BIN)/python tools/check_offline_math.py book/_build/html
 
 test: $(STAMP) ensure-tags  ## the whole test suite: engine tests, tools, every chapter under nbval
 	$(BIN)/python -m pytest

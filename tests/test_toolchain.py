@@ -25,7 +25,7 @@ ROOT = repository_root(Path(__file__))
 LOCK = ROOT / "requirements" / "constraints.txt"
 LOCKED_EXTRAS = ("test", "cluster")
 # The packages whose internals the book's tools use (conftest.py, the tangler, the build).
-BOUNDED = ("nbval", "jupytext", "myst-nb")
+BOUNDED = ("nbval", "jupytext", "myst-nb", "sphinx-mathjax-offline")
 # The lock is for Python 3.11 on Linux: requirements with other markers do not apply.
 TARGET = {"python_version": "3.11", "python_full_version": "3.11.0", "sys_platform": "linux"}
 GIT_TIMEOUT = 120
