@@ -641,6 +641,14 @@ def test_only_the_words_moves_may_extend_a_bare_position() -> None:
     assert f"Fen: {AFTER_E4}" in lines
 
 
+def test_a_fen_that_a_longer_fen_begins_with_is_no_extension() -> None:
+    """A FEN without its counters, then the same FEN with them: the counters are read."""
+    short = " ".join(AFTER_E4.split()[:4])  # the four fields of an EPD line
+    lines = talk(f"position fen {short}\nposition fen {short} 3 7\nd\n")
+    assert f"Fen: {short} 3 7" in lines
+    assert not any(line.startswith(ERROR) for line in lines)
+
+
 def test_an_extension_builds_on_the_last_command_not_on_what_followed_it(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
