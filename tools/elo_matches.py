@@ -154,6 +154,17 @@ EXPERIMENTS: dict[str, list[Experiment]] = {
         Experiment("buckets-full-clock", ("self", "option.Buckets=false"),
                    clock(SELF_PLAY_CLOCK), 300, both=(f"option.TableSlots={BUCKET_SLOTS}",)),
     ],
+    "stage-09-pvs": [
+        # This chapter's search against chapter 8.1's: both techniques off in the second copy.
+        Experiment("pvs-aspiration", ("self", "option.PVS=false", "option.Aspiration=false"),
+                   nodes(SELF_PLAY_NODES), 1000),
+        Experiment("pvs-aspiration-clock",
+                   ("self", "option.PVS=false", "option.Aspiration=false"),
+                   clock(SELF_PLAY_CLOCK), 600),
+        # Each technique alone, at fixed nodes (the chapter renders them when present).
+        switched_off("PVS", nodes(SELF_PLAY_NODES), 1000),
+        switched_off("Aspiration", nodes(SELF_PLAY_NODES), 1000),
+    ],
 }
 
 
@@ -202,9 +213,11 @@ def match_arguments(stage: str, experiment: Experiment, games: int, resume: bool
     ours = f"cmd={engine_command(PLAYING_STAGE.get(stage, stage))}"
     first = shlex.join([ours, "name=cb2026", *experiment.both])
     if experiment.opponent[0] == "self":
-        technique = experiment.opponent[1].split(".", 1)[1].split("=")[0].lower()
+        # Named after every option switched off: cb2026-no-pvs-aspiration.
+        techniques = "-".join(option.split(".", 1)[1].split("=")[0].lower()
+                              for option in experiment.opponent[1:])
         second = shlex.join(
-            [ours, f"name=cb2026-no-{technique}", *experiment.both, *experiment.opponent[1:]]
+            [ours, f"name=cb2026-no-{techniques}", *experiment.both, *experiment.opponent[1:]]
         )
     else:
         second = shlex.join(experiment.opponent)

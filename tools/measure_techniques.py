@@ -5,8 +5,10 @@ usage: python tools/measure_techniques.py STAGE EXPERIMENT DEPTH [--hash-entries
 
 Runs the engine as it was at STAGE (tangled from the book) on a fixed set of positions and
 writes book/data/STAGE/saves-EXPERIMENT-dDEPTH.json, which the chapter reads and renders.
-Each row is one search from a fresh searcher: score, best move, nodes and seconds.
-Experiments: alphabeta, quiescence (fixed-depth `search`), tt, buckets (iterative deepening).
+Each row is one search from a fresh searcher: score, best move, nodes and seconds, the
+search's notes and, for iterative deepening, every iteration it reported.
+Experiments: alphabeta, quiescence (fixed-depth `search`), tt, buckets, pvs (iterative
+deepening).
 The engine is the compiled build of STAGE (tools/compile_engine.py, built if missing) where
 a C compiler exists, else (or with --interpreted) the plain Python one; nodes, moves and
 scores are the same in both, only the seconds differ. The file says which (`"build"`), and
@@ -23,6 +25,7 @@ import platform
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
@@ -42,6 +45,8 @@ EXPERIMENTS: dict[str, list[dict[str, bool]]] = {
     ],
     "tt": [{"tt": False}, {}],
     "buckets": [{"buckets": False}, {}],
+    # Chapter 9: neither technique (stage 8.1's search), PVS only, windows only, both.
+    "pvs": [{"pvs": False, "aspiration": False}, {"aspiration": False}, {"pvs": False}, {}],
 }
 FIXED_DEPTH_EXPERIMENTS = {"alphabeta", "quiescence"}  # stages 5 and 6 have no deepening
 
@@ -59,13 +64,14 @@ def search_once(
         searcher.tt.size = hash_entries
         searcher.tt.clear()
     position = Position.from_fen(fen)
+    reports: list[Any] = []
     started = time.perf_counter()
     if experiment in FIXED_DEPTH_EXPERIMENTS:
         score, move, _ = searcher.search(position, depth)
     else:
         from cb2026.limits import Limits
 
-        move, iteration = searcher.think(position, Limits(depth=depth), lambda _: None)
+        move, iteration = searcher.think(position, Limits(depth=depth), reports.append)
         score = iteration.score
     seconds = time.perf_counter() - started
     return {
@@ -73,7 +79,17 @@ def search_once(
         "move": move_to_uci(move),
         "nodes": searcher.notes.nodes,
         "seconds": round(seconds, 3),
+        # What the search counted, and each iteration it reported (a bound: a failed window).
+        "notes": dataclasses.asdict(searcher.notes),
+        "iterations": [iteration_record(report) for report in reports],
     }
+
+
+def iteration_record(report: Any) -> dict[str, object]:
+    """One reported iteration as the data file keeps it; `bound` is None before stage 9."""
+    bound = getattr(report, "bound", None)
+    return {"depth": report.depth, "score": report.score, "nodes": report.nodes,
+            "bound": None if bound is None else bound.name}
 
 
 def main() -> int:

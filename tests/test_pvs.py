@@ -19,6 +19,7 @@ import cb2026.search
 from cb2026.cli import Session, execute, move_after_failure, run
 from cb2026.game import move_report
 from cb2026.limits import Limits
+from cb2026.move import Move, move_to_uci
 from cb2026.position import Position
 from cb2026.search import (
     ASPIRATION_DEPTH,
@@ -31,8 +32,8 @@ from cb2026.search import (
 )
 from cb2026.tt import Bound
 from command_loop import assert_legal
-from positions import SEARCH_POSITIONS
-from test_search_alphabeta import MATE_IN_TWO, RANDOM, SMALL
+from positions import MATE_IN_THREE, MATE_IN_TWO, MIDDLEGAME, SEARCH_POSITIONS
+from test_search_alphabeta import RANDOM, SMALL
 
 pytestmark = pytest.mark.stage("stage-09-pvs")
 
@@ -157,12 +158,16 @@ def test_aspiration_windows_give_the_whole_windows_score(
     assert highs > 0 and lows > 0  # both kinds of failure were exercised
 
 
-def test_a_mate_found_through_a_window_is_exact(monkeypatch: pytest.MonkeyPatch) -> None:
-    # Mate scores open the whole window: the mate in two comes out as it does without windows.
+def test_a_mate_found_through_a_window_is_exact() -> None:
+    # Depth 3 sees the mate in two, so depth 4 takes the whole window at once (a mate score).
     for techniques in (without("tt", "aspiration"), without("tt"), Techniques()):
         assert deepened(MATE_IN_TWO, 4, techniques)[0].score == MATE - 3
-    monkeypatch.setattr(cb2026.search, "ASPIRATION_DELTA", 1)
-    assert deepened(MATE_IN_TWO, 4, without("tt"))[0].score == MATE - 3
+    # The mate in three appears only at depth 5, whose first window lies around depth 4's
+    # score in centipawns: it fails high into the mate range, and the whole window then
+    # measures the mate exactly.
+    last, searcher = deepened(MATE_IN_THREE, 5, without("tt"))
+    assert last.score == MATE - 5 and last.bound == Bound.EXACT
+    assert searcher.notes.aspiration_fail_highs > 0
 
 
 def test_windows_start_at_aspiration_depth_around_the_last_score(
@@ -288,6 +293,62 @@ def test_a_stop_during_a_re_search_plays_the_last_result(
     assert_legal(fen, move)
     report = move_report(infos, chess.Move.from_uci(move), chess.Board(fen).turn, 0.0)
     assert not report.blind and report.depth == first_failure.depth - 1
+
+
+class RootSearches(Searcher):
+    """A searcher that notes every search of a root move: its depth, the move, whether its
+    window was null, its score and the node count when it ended."""
+
+    def start_search(self) -> None:
+        super().start_search()
+        self.searches: list[tuple[int, Move, bool, int, int]] = []
+
+    def iterate(self, position: Position, depth: int, alpha: int = -INFINITY,
+                beta: int = INFINITY) -> Iteration | None:
+        self.iteration_depth = depth
+        return super().iterate(position, depth, alpha, beta)
+
+    def negamax(self, position: Position, depth: int, alpha: int, beta: int, ply: int,
+                pv: list[Move]) -> int:
+        score = super().negamax(position, depth, alpha, beta, ply, pv)
+        if ply == 1:  # a root move was searched: it is the last move on the board
+            self.searches.append((self.iteration_depth, position.undo_stack[-1][0],
+                                  beta - alpha == 1, -score, self.notes.nodes))
+        return score
+
+
+def test_a_stop_during_a_root_re_search_plays_the_move_measured_before() -> None:
+    # Chapter 7's stop rule under PVS (the aspiration windows off, to see PVS alone): a root
+    # move that beat its null window is played only once its re-search has measured it.
+    recorder = RootSearches(without("aspiration"))
+    recorder.think(Position.from_fen(MIDDLEGAME), Limits(depth=3), lambda _: None)
+    searches = recorder.searches
+    found = None
+    for index in range(len(searches) - 1):
+        depth, move, null, _, null_end = searches[index]
+        again = searches[index + 1]
+        # Depth 1 always completes (chapter 7), so `go nodes` can stop depth 2 or 3 only.
+        if depth < 2 or not null or again[:3] != (depth, move, False):
+            continue
+        # The root's alpha before this move: the best score of a full-window search so far.
+        alpha = max(score for searched_depth, _, was_null, score, _ in searches[:index]
+                    if searched_depth == depth and not was_null)
+        if again[3] > alpha:  # the re-search confirmed it: it became the best move
+            found = depth, move, null_end, again[4]
+            break
+    assert found is not None, "no root move of depth 2 or 3 beat its null window"
+    depth, move, null_end, research_end = found
+    windows_off = "setoption name Aspiration value false"
+    # Stopped at the first node of the re-search: the move measured before it is played.
+    lines = uci_lines(MIDDLEGAME, f"go nodes {null_end + 1}", windows_off)
+    infos = [line for line in lines if line.startswith("info depth")]
+    played = lines[-1].split()[1]
+    assert played != move_to_uci(move) and first_move_of(infos[-1]) == played
+    assert info_depth(infos[-1]) == depth and score_and_bound(infos[-1])[1] is None
+    # Stopped one node after the re-search: now the move is played.
+    lines = uci_lines(MIDDLEGAME, f"go nodes {research_end + 1}", windows_off)
+    infos = [line for line in lines if line.startswith("info depth")]
+    assert lines[-1].split()[1] == move_to_uci(move) == first_move_of(infos[-1])
 
 
 def test_a_failed_search_does_not_play_the_move_of_a_bound() -> None:
