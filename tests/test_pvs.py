@@ -162,10 +162,10 @@ def test_a_mate_found_through_a_window_is_exact() -> None:
     # Depth 3 sees the mate in two, so depth 4 takes the whole window at once (a mate score).
     for techniques in (without("tt", "aspiration"), without("tt"), Techniques()):
         assert deepened(MATE_IN_TWO, 4, techniques)[0].score == MATE - 3
-    # The mate in three appears only at depth 5, whose first window lies around depth 4's
-    # score in centipawns: it fails high into the mate range, and the whole window then
-    # measures the mate exactly.
-    last, searcher = deepened(MATE_IN_THREE, 5, without("tt"))
+    # The mate in three appears only at depth 6 (quiescence stands pat at the mated leaf of
+    # depth 5), whose first window lies around depth 5's score in centipawns: it fails high
+    # into the mate range, and the whole window then measures the mate exactly.
+    last, searcher = deepened(MATE_IN_THREE, 6, without("tt"))
     assert last.score == MATE - 5 and last.bound == Bound.EXACT
     assert searcher.notes.aspiration_fail_highs > 0
 

@@ -1,5 +1,5 @@
 # Generated from the book by tools/literate, from chapters stage-01-board, stage-02-moves,
-# stage-03-legal, stage-04-zobrist, stage-07-uci, stage-08-tt.
+# stage-03-legal, stage-04-zobrist, stage-07-uci, stage-08-tt, stage-09-pvs.
 # Do not edit: change the chapters and run `make tangle`.
 
 """The console front end: a UCI-style command loop on standard input and output.
@@ -25,7 +25,7 @@ from cb2026.perft import divide
 from cb2026.position import FenError, Position
 from cb2026.rules import legal_moves
 from cb2026.search import MAX_DEPTH, Iteration, Searcher, Techniques, is_mate_score, mate_in_moves
-from cb2026.tt import DEFAULT_HASH_MB, MAXIMUM_HASH_MB, entry_count
+from cb2026.tt import DEFAULT_HASH_MB, MAXIMUM_HASH_MB, Bound, entry_count
 
 ENGINE_NAME = "cb2026"
 ENGINE_AUTHOR = "the cb2026 authors"
@@ -390,9 +390,12 @@ def run_search(session: Session, position: Position, limits: Limits) -> None:
 def move_after_failure(
     root: Position, reported: list[Iteration]
 ) -> tuple[Move | None, Iteration | None]:
-    """Return the move to play after a failed search: the last report's, else a legal one."""
-    if reported and reported[-1].pv:
-        return reported[-1].pv[0], reported[-1]
+    """Return the move to play after a failed search: the last result's, else a legal one."""
+    # A failed window's report is a bound: its move, if any, was never searched to the end.
+    results = [iteration for iteration in reported
+               if iteration.pv and iteration.bound == Bound.EXACT]
+    if results:
+        return results[-1].pv[0], results[-1]
     moves = legal_moves(root)
     return (moves[0] if moves else None), None
 
@@ -505,13 +508,14 @@ def score_text(score: int) -> str:
 
 
 def uci_info_line(session: Session, iteration: Iteration) -> str:
-    """Return the `info` line that reports one completed iteration to a GUI."""
+    """Return the `info` line that reports one iteration, or one failed window, to a GUI."""
     milliseconds = int(iteration.elapsed * 1000)
     nps = int(iteration.nodes / iteration.elapsed) if iteration.elapsed > 0 else 0
     line = (f"info depth {iteration.depth} seldepth {iteration.seldepth} "
-            f"score {score_text(iteration.score)} nodes {iteration.nodes} nps {nps} "
+            f"score {score_text(iteration.score)}{BOUND_WORDS[iteration.bound]} "
+            f"nodes {iteration.nodes} nps {nps} "
             f"time {milliseconds} hashfull {session.searcher.tt.hashfull()}")
-    if iteration.pv:  # a mated or stalemated root has no line to show
+    if iteration.pv:  # a mated or stalemated root, or a failed low window, has no line
         line += " pv " + " ".join(move_to_uci(move) for move in iteration.pv)
     return line
 
@@ -539,6 +543,7 @@ def human_info_line(iteration: Iteration) -> str:
         score = f"#{mate_in_moves(iteration.score)}"
     else:
         score = f"{iteration.score / 100:+.2f}"
+    score = BOUND_SIGNS[iteration.bound] + score
     nps = iteration.nodes / iteration.elapsed if iteration.elapsed > 0 else 0
     pv = " ".join(move_to_uci(move) for move in iteration.pv)
     return (f"depth {iteration.depth:2}/{iteration.seldepth:<2} score {score:>7}  "
@@ -592,3 +597,9 @@ COMMANDS: dict[str, tuple[Handler, str]] = {
     "help": (handle_help, "list the commands"),
     "quit": (handle_quit, "leave the program"),
 }
+
+# How an `info` line marks a score that is only a bound (UCI: after the score).
+BOUND_WORDS = {Bound.EXACT: "", Bound.LOWER: " lowerbound", Bound.UPPER: " upperbound"}
+
+# How a person's line marks a score that is only a bound.
+BOUND_SIGNS = {Bound.EXACT: "", Bound.LOWER: ">=", Bound.UPPER: "<="}

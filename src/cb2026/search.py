@@ -1,5 +1,5 @@
 # Generated from the book by tools/literate, from chapters stage-05-alphabeta,
-# stage-06-quiescence, stage-07-uci, stage-08-tt, stage-08.1-tt-buckets.
+# stage-06-quiescence, stage-07-uci, stage-08-tt, stage-08.1-tt-buckets, stage-09-pvs.
 # Do not edit: change the chapters and run `make tangle`.
 
 """Looking ahead: negamax search with alpha-beta pruning.
@@ -91,6 +91,10 @@ class Techniques:
 
     buckets: bool = True  # off: one table slot per key instead of a bucket of four
 
+    pvs: bool = True  # off: every move searched with the whole window (alpha, beta)
+
+    aspiration: bool = True  # off: every iteration searched with the whole window
+
 
 @dataclass
 class Notes:
@@ -109,6 +113,12 @@ class Notes:
     tt_hits: int = 0  # positions found in the transposition table
 
     tt_cutoffs: int = 0  # ... whose stored score settled the position at once
+
+    pvs_researches: int = 0  # moves that beat alpha in a null window and were searched again
+
+    aspiration_fail_highs: int = 0  # iterations whose score reached the top of their window
+
+    aspiration_fail_lows: int = 0  # ... and those whose score fell to its bottom
 
 
 # The search asks whether it should stop once every 256 nodes: often enough to
@@ -189,8 +199,8 @@ class Searcher:
             return -MATE + ply if is_in_check(position) else DRAW
         # TT: a stored result may answer this window (below the root only: the root must
         # return a move), and any entry has a move to try first.  A window wider than a
-        # null window marks a PV node: with this stage's plain alpha-beta nearly every
-        # node has one (the null windows come in later chapters).
+        # null window marks a PV node: with PVS, one reached by a PV node's first move or
+        # by a re-search.
         tt_move = None
         tt_pv = beta - alpha > 1
         if self.techniques.tt:
@@ -222,10 +232,21 @@ class Searcher:
         best = -INFINITY
         best_move = None
         child_pv: list[Move] = []
+        # PVS: null windows pay only where alpha-beta prunes (with it off, this is minimax).
+        null_windows = self.techniques.pvs and self.techniques.alphabeta
         for index, move in enumerate(moves):
             position.make_move(move)
             child_pv.clear()
-            score = -self.negamax(position, depth - 1, -beta, -alpha, ply + 1, child_pv)
+            if index == 0 or not null_windows:
+                score = -self.negamax(position, depth - 1, -beta, -alpha, ply + 1, child_pv)
+            else:
+                # PVS: is this move better than alpha?  A null window answers only that.
+                score = -self.negamax(position, depth - 1, -alpha - 1, -alpha, ply + 1, child_pv)
+                if alpha < score < beta:
+                    # PVS: better, by an unknown margin: the whole window measures it.
+                    notes.pvs_researches += 1
+                    child_pv.clear()
+                    score = -self.negamax(position, depth - 1, -beta, -alpha, ply + 1, child_pv)
             position.unmake_move()
             if score <= best:
                 continue
@@ -325,19 +346,21 @@ class Searcher:
         noisy.sort(key=lambda move: mvv_lva_score(board, move), reverse=True)
         return noisy
 
-    def iterate(self, position: Position, depth: int) -> Iteration | None:
-        """Search `position` to `depth`; return the result, None if stopped before any root move."""
+    def iterate(
+        self, position: Position, depth: int, alpha: int = -INFINITY, beta: int = INFINITY
+    ) -> Iteration | None:
+        """Search `depth` plies deep in (alpha, beta); None if stopped before a move beat alpha."""
         root_moves_made = len(position.undo_stack)
         pv: list[Move] = []
         complete = True
         try:
-            score = self.negamax(position, depth, -INFINITY, INFINITY, 0, pv)
+            score = self.negamax(position, depth, alpha, beta, 0, pv)
         except SearchStoppedError:
             # Take back the moves the search had on the board when it stopped.
             while len(position.undo_stack) > root_moves_made:
                 position.unmake_move()
             if not pv:
-                return None  # not one root move was searched to the end
+                return None  # no root move finished with a score above alpha
             score, complete = self.root_score, False
         elapsed = time.monotonic() - self.start_time
         return Iteration(depth, score, pv, self.notes.nodes, self.notes.seldepth, elapsed,
@@ -350,7 +373,7 @@ class Searcher:
         soft = self.prepare_to_think(position, limits)
         last: Iteration | None = None
         for depth in range(1, depth_limit(limits) + 1):
-            iteration = self.iterate(position, depth)
+            iteration = self.search_with_aspiration(position, depth, last, report)
             if iteration is None:
                 break  # stopped before one root move was done: the last iteration stands
             last = iteration
@@ -445,6 +468,43 @@ class Searcher:
         if self.clock_start == NO_LIMIT and self.ponderhit_event.is_set():
             self.start_clock(self.ponderhit_time)
 
+    def search_with_aspiration(
+        self, position: Position, depth: int, previous: Iteration | None,
+        report: Callable[[Iteration], None],
+    ) -> Iteration | None:
+        """Search to `depth` in a window around the last score, widened until the score fits."""
+        if (previous is None or not self.techniques.aspiration or depth < ASPIRATION_DEPTH
+                or is_mate_score(previous.score)):
+            return self.iterate(position, depth)  # the whole window
+        delta = ASPIRATION_DELTA
+        alpha, beta = previous.score - delta, previous.score + delta
+        failed = False
+        while True:
+            iteration = self.iterate(position, depth, alpha, beta)
+            if iteration is None and failed:
+                # Stopped before a move of the re-search scored inside its window, while the last
+                # thing the GUI heard is a bound: it is told again what will be played, the last
+                # result.
+                return Iteration(previous.depth, previous.score, previous.pv, self.notes.nodes,
+                                 self.notes.seldepth, time.monotonic() - self.start_time,
+                                 complete=False)
+            if iteration is None or not iteration.complete or alpha < iteration.score < beta:
+                return iteration  # stopped, or the score lies inside the window: exact
+            failed = True
+            delta *= 2
+            if iteration.score <= alpha:
+                self.notes.aspiration_fail_lows += 1
+                iteration.bound = Bound.UPPER
+                alpha = iteration.score - delta
+            else:
+                self.notes.aspiration_fail_highs += 1
+                iteration.bound = Bound.LOWER
+                self.previous_best_move = iteration.pv[0]  # the re-search tries it first
+                beta = iteration.score + delta
+            report(iteration)
+            if delta > ASPIRATION_LIMIT or is_mate_score(iteration.score):
+                alpha, beta = -INFINITY, INFINITY  # the whole window cannot fail
+
 
 def mvv_lva_score(board: list[int], move: Move) -> int:
     """Return how early to search a capture or promotion: big victim first, then small attacker."""
@@ -482,6 +542,8 @@ class Iteration:
     elapsed: float  # seconds since the search started
 
     complete: bool = True  # False: stopped after only some of the root's moves
+
+    bound: Bound = Bound.EXACT  # LOWER: the window failed high, UPPER: it failed low
 
 
 def depth_limit(limits: Limits) -> int:
@@ -523,3 +585,14 @@ def score_from_tt(score: int, ply: int) -> int:
     if score < -MATE_THRESHOLD:
         return score + ply
     return score
+
+
+# Aspiration windows: from this iteration on, the root first searches a window of
+# ASPIRATION_DELTA centipawns either side of the previous iteration's score.
+ASPIRATION_DEPTH = 4
+
+ASPIRATION_DELTA = 25
+
+# After each failure the half-width doubles; past this many centipawns the search gives
+# up on windows and takes the whole one, which cannot fail.
+ASPIRATION_LIMIT = 200
