@@ -156,11 +156,13 @@ EXPERIMENTS: dict[str, list[Experiment]] = {
     ],
     "stage-09-pvs": [
         # This chapter's search against chapter 8.1's: both techniques off in the second copy.
+        # First played with caps of 300 and 200 games (one session's time); the caps stay so
+        # that these commands reproduce the data files, and `--games N --resume` extends them.
         Experiment("pvs-aspiration", ("self", "option.PVS=false", "option.Aspiration=false"),
-                   nodes(SELF_PLAY_NODES), 1000),
+                   nodes(SELF_PLAY_NODES), 300),
         Experiment("pvs-aspiration-clock",
                    ("self", "option.PVS=false", "option.Aspiration=false"),
-                   clock(SELF_PLAY_CLOCK), 600),
+                   clock(SELF_PLAY_CLOCK), 200),
         # Each technique alone, at fixed nodes (the chapter renders them when present).
         switched_off("PVS", nodes(SELF_PLAY_NODES), 1000),
         switched_off("Aspiration", nodes(SELF_PLAY_NODES), 1000),
