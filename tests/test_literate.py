@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import shutil
 import signal
 import subprocess
@@ -10,11 +9,13 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 from docutils import nodes
 from docutils.utils import new_document
 
+from book_extensions import load_book_extension
 from literate.__main__ import drift
 from literate.book import CodeCell, chapters, repository_root, stage_number
 from literate.tangle import CellReport, Change, Place, TangleError, Tangler, render_module
@@ -249,13 +250,9 @@ def test_import_pruning_keeps_re_exports_side_effects_and_quoted_annotations() -
     assert "import os" not in cli  # a docstring that mentions a name does not use it
 
 
-def load_extension() -> object:
+def load_extension() -> ModuleType:
     """The book's Sphinx extension that writes the captions, as a module."""
-    sys.path.insert(0, str(ROOT / "book" / "_ext"))
-    try:
-        return importlib.import_module("exported_cells")
-    finally:
-        sys.path.pop(0)
+    return load_book_extension("exported_cells")
 
 
 class FakeSphinx:

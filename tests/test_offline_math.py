@@ -6,15 +6,14 @@ tools/check_offline_math.py, which `make book` runs after the build, checks the 
 
 from __future__ import annotations
 
-import importlib
 import re
-import sys
 from pathlib import Path
 from types import ModuleType, SimpleNamespace
 
 import pytest
 import yaml
 
+from book_extensions import load_book_extension
 from check_offline_math import MATHJAX_SCRIPT, main, problems
 from literate.book import repository_root
 
@@ -25,11 +24,7 @@ ROOT = repository_root(Path(__file__))
 
 def load_extension() -> ModuleType:
     """The book's Sphinx extension that serves MathJax from the book, as a module."""
-    sys.path.insert(0, str(ROOT / "book" / "_ext"))
-    try:
-        return importlib.import_module("offline_math")
-    finally:
-        sys.path.pop(0)
+    return load_book_extension("offline_math")
 
 
 def write_page(html: Path, name: str, *sources: str) -> None:
