@@ -45,7 +45,8 @@ def build_leaper_targets(steps: tuple[Step, ...]) -> tuple[Targets, ...]:
 
 
 def build_rays(directions: tuple[Step, ...]) -> tuple[tuple[Ray, ...], ...]:
-    """Return, for each square, its non-empty rays in `directions`, nearest square first."""
+    """Return, for each square, its non-empty rays in `directions`,
+    nearest square first."""
     table = []
     for square in range(64):
         rays = []
@@ -72,7 +73,9 @@ KNIGHT_TARGETS: tuple[Targets, ...] = build_leaper_targets(KNIGHT_STEPS)
 KING_TARGETS: tuple[Targets, ...] = build_leaper_targets(KING_STEPS)
 ROOK_RAYS: tuple[tuple[Ray, ...], ...] = build_rays(ROOK_DIRECTIONS)
 BISHOP_RAYS: tuple[tuple[Ray, ...], ...] = build_rays(BISHOP_DIRECTIONS)
-QUEEN_RAYS: tuple[tuple[Ray, ...], ...] = build_rays(ROOK_DIRECTIONS + BISHOP_DIRECTIONS)
+QUEEN_RAYS: tuple[tuple[Ray, ...], ...] = build_rays(
+    ROOK_DIRECTIONS + BISHOP_DIRECTIONS
+)
 # The capture table doubles as an "attacked by pawns" table: a pawn of colour C
 # attacks square S exactly when it stands on a square that a pawn of the other
 # colour would capture on from S.

@@ -108,7 +108,8 @@ def handle_quit(session: Session, arguments: list[str]) -> None:
 
 
 def parse_position_arguments(arguments: list[str]) -> tuple[Position, list[str]]:
-    """Return the position named by `startpos` or `fen <fields>`, and the words after it."""
+    """Return the position named by `startpos` or `fen <fields>`,
+    and the words after it."""
     if not arguments:
         raise CommandError("position needs 'startpos' or 'fen <fen>'")
     if arguments[0] == "startpos":
@@ -120,7 +121,9 @@ def parse_position_arguments(arguments: list[str]) -> tuple[Position, list[str]]
             return Position.from_fen(" ".join(arguments[1:end])), arguments[end:]
         except FenError as error:
             raise CommandError(f"bad FEN: {error}") from None
-    raise CommandError(f"position needs 'startpos' or 'fen <fen>', not {arguments[0]!r}")
+    raise CommandError(
+        f"position needs 'startpos' or 'fen <fen>', not {arguments[0]!r}"
+    )
 
 
 def handle_position(session: Session, arguments: list[str]) -> None:
@@ -197,7 +200,8 @@ def run(input_stream: TextIO, output_stream: TextIO) -> None:
 
 
 def main() -> None:
-    """Run the command loop on standard input and output (the `cb2026` console command)."""
+    """Run the command loop on standard input and output (the
+    `cb2026` console command)."""
     run(sys.stdin, sys.stdout)
 
 
@@ -210,7 +214,8 @@ MAX_DIGITS = 18
 
 
 def parse_count(text: str) -> int | None:
-    """Return the number ≥ 0 that `text` writes in decimal digits, or None if it is not one."""
+    """Return the number ≥ 0 that `text` writes in decimal digits,
+    or None if it is not one."""
     # str.isdecimal, not str.isdigit: the second accepts '²', which `int` cannot read.
     return int(text) if text.isdecimal() and len(text) <= MAX_DIGITS else None
 
@@ -230,10 +235,13 @@ def parse_depth(arguments: list[str]) -> int:
 
 
 def handle_perft(session: Session, arguments: list[str]) -> None:
-    """Print the perft count below each legal move, then the total, as Stockfish does."""
+    """Print the perft count below each legal move, then the total,
+    as Stockfish does."""
     depth = parse_depth(arguments)
     counts = divide(session.position, depth)
-    for text, count in sorted((move_to_uci(move), count) for move, count in counts.items()):
+    for text, count in sorted(
+        (move_to_uci(move), count) for move, count in counts.items()
+    ):
         session.say(f"{text}: {count}")
     session.say("")
     session.say(f"Nodes searched: {sum(counts.values())}")

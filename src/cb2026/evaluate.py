@@ -36,7 +36,8 @@ PIECE_VALUES: dict[int, int] = {
 
 
 def build_signed_values() -> list[int]:
-    """Return a table indexed by the board's piece int: + for White's pieces, - for Black's."""
+    """Return a table indexed by the board's piece int: + for White's pieces, - for
+    Black's."""
     table = [0] * (make_piece(BLACK, KING) + 1)
     for kind, value in PIECE_VALUES.items():
         table[make_piece(WHITE, kind)] = value
@@ -49,11 +50,13 @@ SIGNED_VALUES: list[int] = build_signed_values()
 
 
 def evaluate(position: Position, pst: bool = True) -> int:
-    """Return material plus piece-square bonuses (if `pst`) from the side to move's view."""
+    """Return material plus piece-square bonuses (if `pst`) from the side
+    to move's view."""
     if pst:
         score = piece_square_balance(position)
     else:
-        values = SIGNED_VALUES  # a local name is cheaper to look up in the generator below
+        # A local name is cheaper to look up in the generator below
+        values = SIGNED_VALUES
         score = sum(values[piece] for piece in position.board)
     return -score if position.side_to_move == BLACK else score
 
@@ -155,7 +158,8 @@ def table_value(table: tuple[int, ...], colour: Colour, square: int) -> int:
 
 
 def build_piece_square_values() -> list[list[int]]:
-    """Return value + table bonus per board piece int and square, signed: + White, - Black."""
+    """Return value + table bonus per board piece int and square,
+    signed: + White, - Black."""
     # Material goes into the same table, so one lookup per piece gives both.
     table = [[0] * 64 for _ in range(make_piece(BLACK, KING) + 1)]
     for kind, printed in PRINTED_TABLES.items():
@@ -171,22 +175,26 @@ PIECE_SQUARE_VALUES: list[list[int]] = build_piece_square_values()
 
 
 def is_endgame(board: list[int]) -> bool:
-    """Return True in Michniewski's endgame: any side with a queen has at most one minor more."""
+    """Return True in Michniewski's endgame:
+    any side with a queen has at most one minor more."""
     for colour in (WHITE, BLACK):
         queens = board.count(make_piece(colour, QUEEN))
         if not queens:
             continue
-        minors = board.count(make_piece(colour, KNIGHT)) + board.count(make_piece(colour, BISHOP))
+        minors = (board.count(make_piece(colour, KNIGHT))
+                  + board.count(make_piece(colour, BISHOP)))
         if queens > 1 or minors > 1 or board.count(make_piece(colour, ROOK)):
             return False
     return True
 
 
 def build_king_endgame_shift() -> tuple[list[int], ...]:
-    """Return, per colour and square, the signed change of the king's value in the endgame."""
+    """Return, per colour and square, the signed change of the king's value
+    in the endgame."""
     return tuple(
         [sign * (table_value(KING_ENDGAME_TABLE, colour, square)
-                 - table_value(KING_MIDDLEGAME_TABLE, colour, square)) for square in range(64)]
+                 - table_value(KING_MIDDLEGAME_TABLE, colour, square))
+         for square in range(64)]
         for colour, sign in ((WHITE, 1), (BLACK, -1))
     )
 
@@ -200,5 +208,8 @@ def piece_square_balance(position: Position) -> int:
     score = sum(values[piece][square] for square, piece in enumerate(position.board))
     if is_endgame(position.board):
         white_king, black_king = position.king_squares
-        score += KING_ENDGAME_SHIFT[WHITE][white_king] + KING_ENDGAME_SHIFT[BLACK][black_king]
+        score += (
+            KING_ENDGAME_SHIFT[WHITE][white_king]
+            + KING_ENDGAME_SHIFT[BLACK][black_king]
+        )
     return score

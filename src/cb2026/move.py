@@ -33,7 +33,10 @@ EN_PASSANT: MoveFlag = 3
 
 
 def encode_move(
-    from_square: Square, to_square: Square, promotion: PieceType = 0, flag: MoveFlag = NORMAL_MOVE
+    from_square: Square,
+    to_square: Square,
+    promotion: PieceType = 0,
+    flag: MoveFlag = NORMAL_MOVE,
 ) -> Move:
     """Return the move int for the given parts."""
     return (from_square | to_square << TO_SHIFT | promotion << PROMOTION_SHIFT
@@ -60,7 +63,9 @@ def move_flag(move: Move) -> MoveFlag:
     return move >> FLAG_SHIFT
 
 
-PROMOTION_LETTERS: dict[PieceType, str] = {KNIGHT: "n", BISHOP: "b", ROOK: "r", QUEEN: "q"}
+PROMOTION_LETTERS: dict[PieceType, str] = {
+    KNIGHT: "n", BISHOP: "b", ROOK: "r", QUEEN: "q"
+}
 
 
 class MoveError(ValueError):
@@ -75,7 +80,8 @@ def move_to_uci(move: Move) -> str:
 
 
 def parse_uci_move(text: str, candidates: list[Move]) -> Move:
-    """Return the move among `candidates` spelled `text`; raise MoveError if there is none."""
+    """Return the move among `candidates` spelled `text`;
+    raise MoveError if there is none."""
     try:
         parse_square(text[0:2])
         parse_square(text[2:4])

@@ -3,8 +3,8 @@
 
 """Pseudo-legal move generation: every move the pieces can make, ignoring checks.
 
-Whether a move leaves the own king attacked is decided later, by the legality rules; here
-we only follow how each piece moves, plus the special moves: double pawn
+Whether a move leaves the own king attacked is decided later, by the legality rules;
+here we only follow how each piece moves, plus the special moves: double pawn
 pushes, en passant, promotions to all four pieces, and castling over empty
 squares while the castling right lasts.
 
@@ -175,7 +175,8 @@ def add_en_passant_moves(
 def add_castling_moves(
     board: list[Piece], side: Colour, rights: CastlingRights, moves: list[Move]
 ) -> None:
-    """Append to `moves` the castling moves of `side` whose right remains and path is empty."""
+    """Append to `moves` the castling moves of `side` whose right remains and
+    path is empty."""
     for right, move, empty_squares in CASTLING_OPTIONS[side]:
         if rights & right and not any(board[s] for s in empty_squares):
             moves.append(move)

@@ -1,7 +1,8 @@
 # Generated from the book by tools/literate, from chapters stage-03-legal.
 # Do not edit: change the chapters and run `make tangle`.
 
-"""Perft: count the leaf nodes of the legal move tree, the standard test of move generation.
+"""Perft: count the leaf nodes of the legal move tree,
+the standard test of move generation.
 
 Every leaf is really visited: at depth 1 each legal move is still made and
 taken back, so the counts exercise make_move and unmake_move as well as the

@@ -67,14 +67,17 @@ STARTING_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 
 
 class FenError(ValueError):
-    """Raised for FEN text that is malformed or describes a position the engine refuses."""
+    """Raised for FEN text that is malformed or describes a position
+    the engine refuses."""
 
 
 def parse_placement(text: str) -> list[Piece]:
     """Return the 64-square board described by the first FEN field."""
     rank_texts = text.split("/")
     if len(rank_texts) != 8:
-        raise FenError(f"piece placement needs 8 ranks separated by '/', found {len(rank_texts)}")
+        raise FenError(
+            f"piece placement needs 8 ranks separated by '/', found {len(rank_texts)}"
+        )
     board = [EMPTY] * 64
     for row, rank_text in enumerate(rank_texts):
         rank = 7 - row  # FEN lists the eighth rank first
@@ -83,7 +86,9 @@ def parse_placement(text: str) -> list[Piece]:
         for char in rank_text:
             if char in "12345678":
                 if previous_was_digit:
-                    raise FenError(f"rank {rank + 1} has two digits in a row: {rank_text!r}")
+                    raise FenError(
+                        f"rank {rank + 1} has two digits in a row: {rank_text!r}"
+                    )
                 file += int(char)
                 previous_was_digit = True
             elif char in "09":
@@ -95,18 +100,25 @@ def parse_placement(text: str) -> list[Piece]:
                 file += 1
                 previous_was_digit = False
             else:
-                raise FenError(f"bad piece letter {char!r} in rank {rank + 1}: {rank_text!r}")
+                raise FenError(
+                    f"bad piece letter {char!r} in rank {rank + 1}: {rank_text!r}"
+                )
         if file != 8:
-            raise FenError(f"rank {rank + 1} ({rank_text!r}) covers {file} squares instead of 8")
+            raise FenError(
+                f"rank {rank + 1} ({rank_text!r}) covers {file} squares instead of 8"
+            )
     return board
 
 
 def check_kings_and_pawns(board: list[Piece]) -> None:
-    """Raise FenError unless each side has one king and no pawn stands on a back rank."""
+    """Raise FenError unless each side has one king and no pawn stands on
+    a back rank."""
     for colour in (WHITE, BLACK):
         kings = board.count(make_piece(colour, KING))
         if kings != 1:
-            raise FenError(f"{COLOUR_NAMES[colour]} has {kings} kings instead of exactly one")
+            raise FenError(
+                f"{COLOUR_NAMES[colour]} has {kings} kings instead of exactly one"
+            )
     for square in list(range(0, 8)) + list(range(56, 64)):
         if board[square] & 7 == PAWN:
             raise FenError(f"pawn on back rank square {square_name(square)}")
@@ -137,7 +149,9 @@ def parse_castling(text: str, board: list[Piece]) -> CastlingRights:
     rights = NO_CASTLING
     for letter in text:
         if letter not in CASTLING_LETTERS:
-            raise FenError(f"bad castling field {text!r}: {letter!r} is not one of K, Q, k, q")
+            raise FenError(
+                f"bad castling field {text!r}: {letter!r} is not one of K, Q, k, q"
+            )
         right = 1 << CASTLING_LETTERS.index(letter)
         if rights & right:
             raise FenError(f"bad castling field {text!r}: {letter!r} appears twice")
@@ -153,8 +167,11 @@ def parse_castling(text: str, board: list[Piece]) -> CastlingRights:
     return rights
 
 
-def parse_en_passant(text: str, board: list[Piece], side_to_move: Colour) -> Square | None:
-    """Return the en-passant square of the fourth FEN field, or None if nobody can use it."""
+def parse_en_passant(
+    text: str, board: list[Piece], side_to_move: Colour
+) -> Square | None:
+    """Return the en-passant square of the fourth FEN field,
+    or None if nobody can use it."""
     if text == "-":
         return None
     try:
@@ -167,8 +184,12 @@ def parse_en_passant(text: str, board: list[Piece], side_to_move: Colour) -> Squ
     forward = 8 if side_to_move == WHITE else -8
     expected_rank = 5 if side_to_move == WHITE else 2
     enemy_pawn = make_piece(side_to_move ^ 1, PAWN)
-    if (square >> 3 != expected_rank or board[square] != EMPTY
-            or board[square - forward] != enemy_pawn or board[square + forward] != EMPTY):
+    if (
+        square >> 3 != expected_rank
+        or board[square] != EMPTY
+        or board[square - forward] != enemy_pawn
+        or board[square + forward] != EMPTY
+    ):
         raise FenError(
             f"bad en-passant square {text!r}: no {COLOUR_NAMES[side_to_move ^ 1]} pawn "
             "has just made a double step past it"
@@ -184,7 +205,8 @@ def parse_counter(text: str, name: str, minimum: int) -> int:
 
 
 class Position:
-    """A chess position: the pieces on the board and the state FEN records beside them."""
+    """A chess position: the pieces on the board and the state FEN
+    records beside them."""
 
     def __init__(
         self,
@@ -210,10 +232,12 @@ class Position:
 
     @classmethod
     def from_fen(cls, fen: str) -> Position:
-        """Return the position described by `fen`; raise FenError if the engine refuses it."""
+        """Return the position described by `fen`;
+        raise FenError if the engine refuses it."""
         fields = fen.split()
         if len(fields) == 4:
-            fields += ["0", "1"]  # EPD-style FEN without counters: use the usual defaults
+            # EPD-style FEN without counters: use the usual defaults
+            fields += ["0", "1"]
         if len(fields) != 6:
             raise FenError(
                 "FEN needs 6 fields (placement, side to move, castling, en passant, "
@@ -230,7 +254,9 @@ class Position:
                        halfmove_clock, fullmove_number)
         waiting = side_to_move ^ 1
         if is_square_attacked(board, position.king_squares[waiting], side_to_move):
-            raise FenError(f"the side not to move ({COLOUR_NAMES[waiting]}) is in check")
+            raise FenError(
+                f"the side not to move ({COLOUR_NAMES[waiting]}) is in check"
+            )
         return position
 
     @classmethod
@@ -258,7 +284,11 @@ class Position:
             rank_texts.append(text)
         castling = "".join(letter for index, letter in enumerate(CASTLING_LETTERS)
                            if self.castling_rights & (1 << index)) or "-"
-        en_passant = "-" if self.en_passant_square is None else square_name(self.en_passant_square)
+        en_passant = (
+            "-"
+            if self.en_passant_square is None
+            else square_name(self.en_passant_square)
+        )
         side = "w" if self.side_to_move == WHITE else "b"
         return (f"{'/'.join(rank_texts)} {side} {castling} {en_passant} "
                 f"{self.halfmove_clock} {self.fullmove_number}")
@@ -296,8 +326,8 @@ class Position:
         piece = board[from_square]
         captured = board[to_square]
         key = self.key
-        self.undo_stack.append((move, captured, self.castling_rights, self.en_passant_square,
-                                self.halfmove_clock, key))
+        self.undo_stack.append((move, captured, self.castling_rights,
+                                self.en_passant_square, self.halfmove_clock, key))
         piece_square_keys = PIECE_SQUARE_KEYS
         moving_keys = piece_square_keys[piece]
         key ^= moving_keys[from_square] ^ moving_keys[to_square] ^ SIDE_KEY
@@ -327,7 +357,10 @@ class Position:
                 rook = board[rook_from]
                 board[rook_to] = rook
                 board[rook_from] = EMPTY
-                key ^= piece_square_keys[rook][rook_from] ^ piece_square_keys[rook][rook_to]
+                key ^= (
+                    piece_square_keys[rook][rook_from]
+                    ^ piece_square_keys[rook][rook_to]
+                )
             elif flag == EN_PASSANT:
                 # The captured pawn stands beside the from square, on the to
                 # square's file: flipping bit 3 moves from rank 6 to 5 (or 3 to 4).
@@ -391,7 +424,8 @@ class Position:
         return key
 
     def is_repetition(self, count: int = 3) -> bool:
-        """Return True if this position has now occurred `count` times (threefold by default)."""
+        """Return True if this position has now occurred `count` times
+        (threefold by default)."""
         # Only positions since the last capture or pawn move can repeat this one,
         # and only those with the same side to move: every second undo entry,
         # going back at most halfmove_clock plies.  Entry i holds the key from
@@ -425,7 +459,8 @@ CASTLING_ROOK_SQUARES: dict[Square, tuple[Square, Square]] = {
 
 
 def build_castling_rights_kept() -> list[CastlingRights]:
-    """Return, for each square, the castling rights that survive a move from or to it."""
+    """Return, for each square, the castling rights that survive a move from
+    or to it."""
     # A move that starts on a king or rook home square (the piece leaves) or ends
     # on a rook home square (the rook is captured) loses the rights tied to it.
     kept = [15] * 64

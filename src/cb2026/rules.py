@@ -42,7 +42,8 @@ StopSquares = tuple[Square, ...]
 def find_checks_and_pins(
     board: list[Piece], king_square: Square, side: Colour
 ) -> tuple[list[StopSquares], dict[Square, StopSquares]]:
-    """Return the checks against `side`'s king and its pinned pieces with their lines."""
+    """Return the checks against `side`'s king and its pinned pieces
+    with their lines."""
     enemy_bit = BLACK_BIT >> side
     checks: list[StopSquares] = []
     pins: dict[Square, StopSquares] = {}
@@ -56,7 +57,10 @@ def find_checks_and_pins(
             checks.append((square,))
     straight_sliders = (enemy_bit | ROOK, enemy_bit | QUEEN)
     diagonal_sliders = (enemy_bit | BISHOP, enemy_bit | QUEEN)
-    for sliders, rays in ((straight_sliders, ROOK_RAYS), (diagonal_sliders, BISHOP_RAYS)):
+    for sliders, rays in (
+        (straight_sliders, ROOK_RAYS),
+        (diagonal_sliders, BISHOP_RAYS),
+    ):
         for ray in rays[king_square]:
             shield = -1  # the first own piece on the ray, which a slider would pin
             for index, square in enumerate(ray):
@@ -96,7 +100,8 @@ def legal_moves(position: Position) -> list[Move]:
         legal = []
         stop_squares = checks[0] if len(checks) == 1 else ()
     king = board[king_square]
-    board[king_square] = EMPTY  # lift the king: it must not shield its own flight squares
+    # Lift the king: it must not shield its own flight squares
+    board[king_square] = EMPTY
     for move in moves:
         from_square = move & 63
         to_square = move >> 6 & 63
@@ -120,8 +125,11 @@ def legal_moves(position: Position) -> list[Move]:
     return legal
 
 
-def en_passant_is_safe(board: list[Piece], move: Move, king_square: Square, enemy: Colour) -> bool:
-    """Return True if the en-passant `move` leaves the king on `king_square` unattacked."""
+def en_passant_is_safe(
+    board: list[Piece], move: Move, king_square: Square, enemy: Colour
+) -> bool:
+    """Return True if the en-passant `move` leaves the king
+    on `king_square` unattacked."""
     from_square = move & 63
     to_square = move >> 6 & 63
     captured_square = to_square ^ 8  # beside the from square, on the to square's file

@@ -58,8 +58,10 @@ def is_draw_by_rule(position: Position) -> bool:
 
 
 def minimax(position: Position, depth: int, ply: int = 0) -> int:
-    """Return the plain minimax score of `position` (negamax form): the reference for tests."""
-    # The same rules as Searcher.negamax, but every move is searched and nothing is pruned.
+    """Return the plain minimax score of `position` (negamax form):
+    the reference for tests."""
+    # The same rules as Searcher.negamax, but every move is searched and
+    # nothing is pruned.
     if ply and is_draw_by_rule(position):
         return DRAW
     if depth <= 0:
@@ -83,7 +85,8 @@ class Techniques:
 
     ordering: bool = True  # captures first, most valuable victim first (MVV-LVA)
 
-    quiescence: bool = True  # off: positions at the end of the depth are scored as they stand
+    # Off: positions at the end of the depth are scored as they stand
+    quiescence: bool = True
 
     pst: bool = True  # off: the evaluation counts material only
 
@@ -127,7 +130,8 @@ NODES_BETWEEN_CHECKS = 256
 
 
 class Searcher:
-    """Searches positions with the techniques switched on, counting what it does in `notes`."""
+    """Searches positions with the techniques switched on,
+    counting what it does in `notes`."""
 
     def __init__(self, techniques: Techniques | None = None) -> None:
         """Create a searcher; by default every technique is on."""
@@ -158,8 +162,11 @@ class Searcher:
         self.tt.new_search()
         self.tt.buckets = self.techniques.buckets
 
-    def search(self, position: Position, depth: int) -> tuple[int, Move | None, list[Move]]:
-        """Search `position` to `depth` plies; return the score, the best move and the PV."""
+    def search(
+        self, position: Position, depth: int
+    ) -> tuple[int, Move | None, list[Move]]:
+        """Search `position` to `depth` plies; return the score,
+        the best move and the PV."""
         self.start_search()
         pv: list[Move] = []
         score = self.negamax(position, depth, -INFINITY, INFINITY, 0, pv)
@@ -289,7 +296,8 @@ class Searcher:
         return evaluate(position, self.techniques.pst)
 
     def order_moves(self, position: Position, moves: list[Move]) -> list[Move]:
-        """Return `moves` with captures and promotions first, in MVV-LVA order, then the rest."""
+        """Return `moves` with captures and promotions first, in MVV-LVA order,
+        then the rest."""
         board = position.board
         noisy = []
         quiet = []
@@ -302,7 +310,8 @@ class Searcher:
         return noisy + quiet
 
     def quiescence(self, position: Position, alpha: int, beta: int, ply: int) -> int:
-        """Return the score of `position` once the captures and promotions have played out."""
+        """Return the score of `position` once the captures and promotions
+        have played out."""
         notes = self.notes
         notes.nodes += 1
         notes.qnodes += 1
@@ -507,7 +516,8 @@ class Searcher:
 
 
 def mvv_lva_score(board: list[int], move: Move) -> int:
-    """Return how early to search a capture or promotion: big victim first, then small attacker."""
+    """Return how early to search a capture or promotion: big victim first,
+    then small attacker."""
     victim = board[move >> 6 & 63] & 7
     if move >> 15 == EN_PASSANT:
         victim = PAWN  # the captured pawn is not on the target square
