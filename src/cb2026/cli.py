@@ -49,18 +49,20 @@ class Session:
         # Set by the search thread just before it sends bestmove: from then on a GUI
         # may send the next `go`, even though the thread has not quite ended yet.
         self.bestmove_sent = threading.Event()
-        self.uci_mode = False  # set by `uci`: from then on, output for a GUI, not a person
+        # Set by `uci`: from then on, output for a GUI, not a person
+        self.uci_mode = False
         self.debug = False  # set by `debug on`: more `info string` lines
         self.ponder_allowed = False  # the Ponder option: may the GUI send `go ponder`?
         # The search thread and the command loop both write: one line at a time.
         self.output_lock = threading.Lock()
-        # The last `position` command and a copy of its position, for a command that only adds
-        # moves to it (chapter 7, "The whole game in every `position`").
+        # The last `position` command and a copy of its position, for a command that
+        # only adds moves to it (chapter 7, "The whole game in every `position`").
         self.last_position_words: list[str] = []
         self.last_position = self.position.copy()
 
     def say(self, text: str) -> None:
-        """Write one line of reply and flush it, so a GUI reading a pipe sees it at once."""
+        """Write one line of reply and flush it,
+        so a GUI reading a pipe sees it at once."""
         with self.output_lock:
             self.output.write(text + "\n")
             self.output.flush()
@@ -70,7 +72,8 @@ class Session:
         return self.search_thread is not None and not self.bestmove_sent.is_set()
 
     def wait_for_search(self) -> None:
-        """Wait until the running search, if any, has finished by itself (unless it is endless)."""
+        """Wait until the running search, if any,
+        has finished by itself (unless it is endless)."""
         if self.search_thread is not None and not self.search_limits.is_endless():
             self.search_thread.join()
             self.search_thread = None
@@ -165,7 +168,8 @@ def handle_help(session: Session, arguments: list[str]) -> None:
 
 
 def execute(session: Session, line: str) -> None:
-    """Run one command line, reporting any mistake in it, or any failure, as an error line."""
+    """Run one command line, reporting any mistake in it, or any failure,
+    as an error line."""
     words = line.split()
     if not words:
         return
@@ -187,7 +191,8 @@ def run(input_stream: TextIO, output_stream: TextIO) -> None:
     session = Session(output_stream)
     for line in input_stream:
         # A person (no `uci` sent) gets one command after the other, as in a shell: each
-        # waits for a finite search to end, except `stop` and `quit`, which end it at once.
+        # waits for a finite search to end, except `stop` and `quit`,
+        # which end it at once.
         if not session.uci_mode and line.split()[:1] not in (["stop"], ["quit"]):
             session.wait_for_search()
         execute(session, line)
@@ -264,13 +269,16 @@ def handle_go(session: Session, arguments: list[str]) -> None:
     for warning in limit_warnings(limits, session.position):
         session.say(f"info string warning: {warning}")
     if limits.ponder and not session.ponder_allowed:
-        session.say("info string go ponder with the Ponder option off: pondering as asked")
+        session.say(
+            "info string go ponder with the Ponder option off: pondering as asked"
+        )
     if session.debug:
         soft, hard = allocate_time(limits, session.position.side_to_move)
         session.say(f"info string debug: searching {session.position.fen()} with "
                     f"{soft:.3f} s soft, {hard:.3f} s hard")
     session.stop_search()  # collect the finished thread of the previous search
-    # Cleared here, not in the thread: a `stop` or `ponderhit` may come before it starts.
+    # Cleared here, not in the thread: a `stop` or `ponderhit` may come
+    # before it starts.
     session.searcher.stop_event.clear()
     session.searcher.ponderhit_event.clear()
     session.bestmove_sent.clear()
@@ -285,7 +293,8 @@ def handle_go(session: Session, arguments: list[str]) -> None:
 # The words of `go` that take a whole number, and the Limits field each sets.
 GO_NUMBERS: dict[str, str] = {
     "depth": "depth", "nodes": "nodes", "movetime": "movetime", "wtime": "wtime",
-    "btime": "btime", "winc": "winc", "binc": "binc", "movestogo": "movestogo", "mate": "mate",
+    "btime": "btime", "winc": "winc", "binc": "binc", "movestogo": "movestogo",
+    "mate": "mate",
 }
 
 # The words of `go` that stand alone; each sets the Limits field of its name.
@@ -295,7 +304,8 @@ GO_WORDS = {*GO_NUMBERS, *GO_SWITCHES, "searchmoves"}
 
 
 def parse_go_number(word: str, text: str, complaints: list[str]) -> int | None:
-    """Return the number `text` after `word`, or None with a complaint if it is not one."""
+    """Return the number `text` after `word`,
+    or None with a complaint if it is not one."""
     # Clocks can go below zero in some GUIs; every other number must be 0 or more.
     clock = word in ("wtime", "btime")
     negative = clock and text.startswith("-")
@@ -308,7 +318,9 @@ def parse_go_number(word: str, text: str, complaints: list[str]) -> int | None:
     return -number if negative else number
 
 
-def parse_searchmoves(texts: list[str], position: Position, complaints: list[str]) -> list[Move]:
+def parse_searchmoves(
+    texts: list[str], position: Position, complaints: list[str]
+) -> list[Move]:
     """Return the legal moves among `texts`, adding a complaint for each other one."""
     moves = []
     for text in texts:
@@ -321,8 +333,11 @@ def parse_searchmoves(texts: list[str], position: Position, complaints: list[str
     return moves
 
 
-def parse_go_arguments(arguments: list[str], position: Position) -> tuple[Limits, list[str]]:
-    """Return the limits given by the words after `go`, and a complaint per word ignored."""
+def parse_go_arguments(
+    arguments: list[str], position: Position
+) -> tuple[Limits, list[str]]:
+    """Return the limits given by the words after `go`,
+    and a complaint per word ignored."""
     limits = Limits()
     complaints: list[str] = []
     index = 0
@@ -335,7 +350,9 @@ def parse_go_arguments(arguments: list[str], position: Position) -> tuple[Limits
             end = index
             while end < len(arguments) and arguments[end] not in GO_WORDS:
                 end += 1
-            limits.searchmoves = parse_searchmoves(arguments[index:end], position, complaints)
+            limits.searchmoves = parse_searchmoves(
+                arguments[index:end], position, complaints
+            )
             index = end
         elif word in GO_NUMBERS:
             text = arguments[index] if index < len(arguments) else ""
@@ -355,8 +372,11 @@ def limit_warnings(limits: Limits, position: Position) -> list[str]:
     if limits.depth is not None and limits.depth > MAX_DEPTH:
         warnings.append(f"go depth {limits.depth} is beyond the deepest search: "
                         f"searching to depth {MAX_DEPTH}")
-    own, other = ("wtime", "btime") if position.side_to_move == WHITE else ("btime", "wtime")
-    # Only when the clock plan is the one used (no movetime, no infinite), as allocate_time.
+    own, other = (
+        ("wtime", "btime") if position.side_to_move == WHITE else ("btime", "wtime")
+    )
+    # Only when the clock plan is the one used (no movetime,
+    # no infinite), as allocate_time.
     if plans_by_clock(limits) and own_clock(limits, position.side_to_move) is None:
         warnings.append(f"go gives {other} but no {own} for the side to move: "
                         "planning as with an empty clock")
@@ -364,7 +384,8 @@ def limit_warnings(limits: Limits, position: Position) -> list[str]:
 
 
 def run_search(session: Session, position: Position, limits: Limits) -> None:
-    """Search `position` within `limits`, report each iteration, then name the best move."""
+    """Search `position` within `limits`, report each iteration,
+    then name the best move."""
     reported: list[Iteration] = []
 
     def report(iteration: Iteration) -> None:
@@ -386,7 +407,9 @@ def run_search(session: Session, position: Position, limits: Limits) -> None:
         session.say(f"info string error: the search failed ({error!r}): {fallback}")
     else:
         if last is None and best_move is not None:
-            session.say("info string no move was searched: playing the first in search order")
+            session.say(
+                "info string no move was searched: playing the first in search order"
+            )
     answer = f"bestmove {move_to_uci(best_move) if best_move is not None else '0000'}"
     # The reply the line expects is the move to ponder on.
     if last is not None and len(last.pv) >= 2 and last.pv[0] == best_move:
@@ -414,7 +437,8 @@ def handle_stop(session: Session, arguments: list[str]) -> None:
 
 
 def handle_ponderhit(session: Session, arguments: list[str]) -> None:
-    """The opponent played the predicted move: the pondering search goes on, on the clock."""
+    """The opponent played the predicted move: the pondering search goes on,
+    on the clock."""
     if not (session.is_searching() and session.search_limits.ponder):
         raise CommandError("ponderhit needs a running 'go ponder' search")
     # The clock starts now, when the command is read, not when the search notices it.
@@ -423,7 +447,8 @@ def handle_ponderhit(session: Session, arguments: list[str]) -> None:
 
 
 def option_name(technique: str) -> str:
-    """Return the UCI option name of a technique switch: 'PST' for pst, 'Ordering' for ordering."""
+    """Return the UCI option name of a technique switch: 'PST' for pst,
+    'Ordering' for ordering."""
     return technique.upper() if len(technique) <= 3 else technique.capitalize()
 
 
@@ -443,7 +468,9 @@ def option_lines(session: Session) -> list[str]:
 def parse_check_value(name: str, value: str) -> bool:
     """Return the truth value of a check option's `value` ('true' or 'false')."""
     if value.lower() not in ("true", "false"):
-        raise CommandError(f"option {name} needs the value true or false, not {value!r}")
+        raise CommandError(
+            f"option {name} needs the value true or false, not {value!r}"
+        )
     return value.lower() == "true"
 
 
@@ -500,14 +527,16 @@ def handle_ucinewgame(session: Session, arguments: list[str]) -> None:
 
 
 def handle_debug(session: Session, arguments: list[str]) -> None:
-    """Switch debug mode on or off: `debug on` adds `info string` lines about each search."""
+    """Switch debug mode on or off: `debug on` adds `info string` lines
+    about each search."""
     if arguments not in (["on"], ["off"]):
         raise CommandError(f"debug needs 'on' or 'off', not {' '.join(arguments)!r}")
     session.debug = arguments == ["on"]
 
 
 def handle_register(session: Session, arguments: list[str]) -> None:
-    """Accept `register` with any words (`later`, `name ... code ...`): none is needed."""
+    """Accept `register` with any words (`later`, `name ... code ...`):
+    none is needed."""
 
 
 def score_text(score: int) -> str:
@@ -528,7 +557,9 @@ def uci_info_line(session: Session, iteration: Iteration) -> str:
     return line
 
 
-def moves_after_last_position(session: Session, arguments: list[str]) -> list[str] | None:
+def moves_after_last_position(
+    session: Session, arguments: list[str]
+) -> list[str] | None:
     """Return the moves that a `position` command adds to the last one.
 
     None if the command does not begin with all the words of the last one.
@@ -537,7 +568,8 @@ def moves_after_last_position(session: Session, arguments: list[str]) -> list[st
     if not last or arguments[: len(last)] != last:
         return None
     added = arguments[len(last):]
-    if "moves" in last:  # the last command had a move list: every word after it is a move
+    # The last command had a move list: every word after it is a move
+    if "moves" in last:
         return added
     if not added:
         return []
@@ -560,9 +592,12 @@ def human_info_line(iteration: Iteration) -> str:
 
 
 def handle_set(session: Session, arguments: list[str]) -> None:
-    """Set an option for a person: `set <technique> on|off` (or `set <option> <value>`)."""
+    """Set an option for a person: `set <technique> on|off` (or
+    `set <option> <value>`)."""
     if len(arguments) < 2:
-        raise CommandError("set needs an option and a value, such as 'set quiescence off'")
+        raise CommandError(
+            "set needs an option and a value, such as 'set quiescence off'"
+        )
     value = {"on": "true", "off": "false"}.get(arguments[-1].lower(), arguments[-1])
     apply_option(session, " ".join(arguments[:-1]), value)
 
@@ -575,7 +610,9 @@ def handle_stats(session: Session, arguments: list[str]) -> None:
     for field in dataclasses.fields(notes):
         session.say(f"{field.name:20} {getattr(notes, field.name):,}")
     if notes.cutoffs:
-        session.say(f"{'first-move cutoffs':20} {notes.first_move_cutoffs / notes.cutoffs:.1%}")
+        session.say(
+            f"{'first-move cutoffs':20} {notes.first_move_cutoffs / notes.cutoffs:.1%}"
+        )
     elapsed = session.searcher.elapsed
     if elapsed > 0:
         session.say(f"{'time':20} {elapsed:.3f} s")
@@ -585,17 +622,22 @@ def handle_stats(session: Session, arguments: list[str]) -> None:
 COMMANDS: dict[str, tuple[Handler, str]] = {
     "uci": (handle_uci, "identify the engine and list its options"),
     "isready": (handle_isready, "answer readyok"),
-    "setoption": (handle_setoption, "setoption name <name> value <value>: set an option"),
+    "setoption": (handle_setoption, (
+        "setoption name <name> value <value>: set an option"
+    )),
     "ucinewgame": (handle_ucinewgame, "start a new game"),
     "position": (handle_position, (
         "position startpos | fen <fen> [moves m1 m2 ...]: set the position"
     )),
     "go": (handle_go, (
         "go [depth N] [nodes N] [movetime MS] [wtime MS btime MS winc MS binc MS "
-        "movestogo N] [mate N] [infinite] [ponder] [searchmoves m1 m2 ...] | go perft N: search"
+        "movestogo N] [mate N] [infinite] [ponder] [searchmoves m1 m2 ...] "
+        "| go perft N: search"
     )),
     "stop": (handle_stop, "stop the search and play its best move"),
-    "ponderhit": (handle_ponderhit, "the predicted move was played: go ponder runs on the clock"),
+    "ponderhit": (handle_ponderhit, (
+        "the predicted move was played: go ponder runs on the clock"
+    )),
     "debug": (handle_debug, "debug on|off: more info strings"),
     "register": (handle_register, "accepted; this engine needs no registration"),
     "d": (handle_d, "show the board and its FEN"),

@@ -26,7 +26,8 @@ def game_count(wins: int, losses: int, draws: int) -> int:
 
 
 def score_fraction(wins: int, losses: int, draws: int) -> float:
-    """Return A's mean score per game (win 1, draw 1/2, loss 0), or NaN with no games."""
+    """Return A's mean score per game (win 1, draw 1/2, loss 0),
+    or NaN with no games."""
     games = game_count(wins, losses, draws)
     if games == 0:
         return math.nan
@@ -34,7 +35,8 @@ def score_fraction(wins: int, losses: int, draws: int) -> float:
 
 
 def score_from_elo(elo: float) -> float:
-    """Return the expected score of a player `elo` points stronger, 1 / (1 + 10^(-elo/400)).
+    """Return the expected score of a player `elo` points stronger,
+    1 / (1 + 10^(-elo/400)).
 
     This is the logistic Elo model; see the Chess Programming Wiki, "Match
     Statistics".
@@ -74,13 +76,16 @@ def score_variance(wins: int, losses: int, draws: int) -> float:
         return math.nan
     mean = score_fraction(wins, losses, draws)
     squared_deviations = (
-        wins * (1.0 - mean) ** 2 + draws * (0.5 - mean) ** 2 + losses * (0.0 - mean) ** 2
+        wins * (1.0 - mean) ** 2
+        + draws * (0.5 - mean) ** 2
+        + losses * (0.0 - mean) ** 2
     )
     return squared_deviations / games
 
 
 def game_scores(wins: int, losses: int, draws: int) -> tuple[int, float, float]:
-    """Return the games, A's mean score and the variance of one game's score (see above)."""
+    """Return the games, A's mean score and the variance of one game's
+    score (see above)."""
     return (
         game_count(wins, losses, draws),
         score_fraction(wins, losses, draws),
@@ -99,7 +104,8 @@ class EloEstimate:
 
     @property
     def margin(self) -> float:
-        """Return the half-width of the interval, the "+/-" figure engine testers quote."""
+        """Return the half-width of the interval,
+        the "+/-" figure engine testers quote."""
         # An unbounded end (a score interval reaching 0 or 1) makes the width
         # unbounded too, even when the other end is infinite in the same direction.
         if math.isinf(self.lower) or math.isinf(self.upper):
@@ -142,7 +148,8 @@ def elo_estimate(
 
 
 def format_elo(value: float) -> str:
-    """Return an Elo figure as signed text with one decimal, or "+inf", "-inf", "nan"."""
+    """Return an Elo figure as signed text with one decimal,
+    or "+inf", "-inf", "nan"."""
     if math.isnan(value):
         return "nan"
     if math.isinf(value):
@@ -151,7 +158,8 @@ def format_elo(value: float) -> str:
 
 
 def format_margin(value: float) -> str:
-    """Return an interval half-width as unsigned text with one decimal, or "inf", "nan"."""
+    """Return an interval half-width as unsigned text with one decimal,
+    or "inf", "nan"."""
     if math.isnan(value):
         return "nan"
     if math.isinf(value):
@@ -166,14 +174,16 @@ PAIR_POINTS = (0.0, 0.5, 1.0, 1.5, 2.0)
 
 
 def pair_category(points: float) -> int:
-    """Return where a pair worth `points` to the first engine goes in the pentanomial counts."""
+    """Return where a pair worth `points` to the first engine goes in
+    the pentanomial counts."""
     if points not in PAIR_POINTS:
         raise ValueError(f"a pair is worth 0, 1/2, 1, 3/2 or 2 points, not {points}")
     return PAIR_POINTS.index(points)
 
 
 def pentanomial_counts(pair_points: Iterable[float]) -> list[int]:
-    """Return the pentanomial counts [n0, n1/2, n1, n3/2, n2] of pairs worth these points."""
+    """Return the pentanomial counts [n0, n1/2, n1, n3/2, n2] of pairs worth
+    these points."""
     counts = [0] * len(PAIR_POINTS)
     for points in pair_points:
         counts[pair_category(points)] += 1
@@ -181,14 +191,18 @@ def pentanomial_counts(pair_points: Iterable[float]) -> list[int]:
 
 
 def pair_count(counts: Sequence[int]) -> int:
-    """Return the number of game pairs in pentanomial counts [n0, n1/2, n1, n3/2, n2]."""
+    """Return the number of game pairs in pentanomial counts
+    [n0, n1/2, n1, n3/2, n2]."""
     if len(counts) != len(PAIR_POINTS) or min(counts) < 0:
-        raise ValueError(f"pentanomial counts are five numbers >= 0, not {list(counts)}")
+        raise ValueError(
+            f"pentanomial counts are five numbers >= 0, not {list(counts)}"
+        )
     return sum(counts)
 
 
 def pair_scores(counts: Sequence[int]) -> tuple[int, float, float]:
-    """Return the pairs, A's mean score per game, and the variance of a pair's score per game.
+    """Return the pairs, A's mean score per game,
+    and the variance of a pair's score per game.
 
     A pair's score per game is its points / 2. With no pairs the mean and the
     variance are NaN.
@@ -198,7 +212,9 @@ def pair_scores(counts: Sequence[int]) -> tuple[int, float, float]:
         return 0, math.nan, math.nan
     weighted = list(zip(counts, PAIR_POINTS, strict=True))
     mean = sum(count * points / 2 for count, points in weighted) / pairs
-    variance = sum(count * (points / 2 - mean) ** 2 for count, points in weighted) / pairs
+    variance = (
+        sum(count * (points / 2 - mean) ** 2 for count, points in weighted) / pairs
+    )
     return pairs, mean, variance
 
 
@@ -230,7 +246,8 @@ def pentanomial_los(counts: Sequence[int]) -> float:
 
 
 def unseen_share_bound(samples: int, confidence: float) -> float:
-    """Return the largest share of unseen outcomes that `samples` results all alike allow.
+    """Return the largest share of unseen outcomes that `samples` results
+    all alike allow.
 
     With share q, all samples avoid it with chance (1 - q)^samples; the upper
     end of the exact two-sided binomial (Clopper-Pearson) interval puts that
@@ -239,8 +256,11 @@ def unseen_share_bound(samples: int, confidence: float) -> float:
     return 1.0 - ((1.0 - confidence) / 2.0) ** (1.0 / samples)
 
 
-def single_outcome_estimate(score: float, samples: int, confidence: float) -> EloEstimate:
-    """Return exact Elo bounds when all `samples` results scored `score` (zero variance).
+def single_outcome_estimate(
+    score: float, samples: int, confidence: float
+) -> EloEstimate:
+    """Return exact Elo bounds when all `samples` results scored
+    `score` (zero variance).
 
     Unseen outcomes, of share at most q, may score anything from 0 to 1, so the
     mean score lies between score * (1 - q) and score + q * (1 - score).
@@ -267,7 +287,8 @@ def single_outcome_superiority(score: float, samples: int) -> float:
 
 
 def format_interval(estimate: EloEstimate) -> str:
-    """Return "+35.2 +/- 12.0", or "at least +183.4" / "at most -183.4" when one end is open."""
+    """Return "+35.2 +/- 12.0", or "at least +183.4" / "at most -183.4" when one
+    end is open."""
     lower_open, upper_open = math.isinf(estimate.lower), math.isinf(estimate.upper)
     if math.isnan(estimate.elo) or (lower_open and upper_open):
         return f"{format_elo(estimate.elo)} (no bounds)"
@@ -292,7 +313,8 @@ def level_pair_ratio(counts: Sequence[int]) -> float:
 
 @dataclass(frozen=True)
 class PairReport:
-    """The figures of a match played in colour-reversed pairs, much as fishtest prints them."""
+    """The figures of a match played in colour-reversed pairs,
+    much as fishtest prints them."""
 
     counts: tuple[int, ...]
     estimate: EloEstimate
@@ -311,7 +333,8 @@ def pair_report(
     counts: Sequence[int], wins: int, losses: int, draws: int,
     confidence: float = DEFAULT_CONFIDENCE,
 ) -> PairReport:
-    """Return the figures of a paired match from its pentanomial counts and its W/L/D."""
+    """Return the figures of a paired match from its pentanomial counts
+    and its W/L/D."""
     return PairReport(
         counts=tuple(counts),
         estimate=pentanomial_estimate(counts, confidence),
@@ -362,7 +385,8 @@ def sprt_verdict(llr: float, lower_bound: float, upper_bound: float) -> str:
 
 
 def single_outcome_likelihood(score: float, expected: float) -> float:
-    """Return the largest chance of a result worth `score` under a mean of `expected`."""
+    """Return the largest chance of a result worth `score` under a
+    mean of `expected`."""
     if score > expected:
         return expected / score
     if score < expected:
@@ -373,7 +397,8 @@ def single_outcome_likelihood(score: float, expected: float) -> float:
 def log_likelihood_ratio_from_scores(
     mean: float, variance: float, samples: int, elo0: float, elo1: float
 ) -> float:
-    """Return the GSPRT log-likelihood ratio of H1 (elo1) against H0 (elo0), approximately.
+    """Return the GSPRT log-likelihood ratio of H1 (elo1) against
+    H0 (elo0), approximately.
 
     With s0 and s1 the expected scores under the two hypotheses (logistic
     model), scores treated as normal with the observed mean and variance give
@@ -387,27 +412,40 @@ def log_likelihood_ratio_from_scores(
         return 0.0
     score0, score1 = score_from_elo(elo0), score_from_elo(elo1)
     if variance == 0.0:
-        ratio = single_outcome_likelihood(mean, score1) / single_outcome_likelihood(mean, score0)
+        ratio = (single_outcome_likelihood(mean, score1)
+                 / single_outcome_likelihood(mean, score0))
         return samples * math.log(ratio)
-    return samples * (score1 - score0) * (2.0 * mean - score0 - score1) / (2.0 * variance)
+    return (
+        samples * (score1 - score0) * (2.0 * mean - score0 - score1) / (2.0 * variance)
+    )
 
 
 def sprt_log_likelihood_ratio(
     wins: int, losses: int, draws: int, elo0: float, elo1: float
 ) -> float:
-    """Return the log-likelihood ratio of H1 (elo1) against H0 (elo0) for a W/L/D record."""
+    """Return the log-likelihood ratio of H1 (elo1) against H0 (elo0) for
+    a W/L/D record."""
     games, mean, variance = game_scores(wins, losses, draws)
     return log_likelihood_ratio_from_scores(mean, variance, games, elo0, elo1)
 
 
 def sprt_state_from_ratio(llr: float, alpha: float, beta: float) -> SprtState:
-    """Return the SPRT state of a log-likelihood ratio under Wald's bounds for alpha, beta."""
+    """Return the SPRT state of a log-likelihood ratio under Wald's bounds
+    for alpha, beta."""
     lower_bound, upper_bound = sprt_bounds(alpha, beta)
-    return SprtState(llr, lower_bound, upper_bound, sprt_verdict(llr, lower_bound, upper_bound))
+    return SprtState(
+        llr, lower_bound, upper_bound, sprt_verdict(llr, lower_bound, upper_bound)
+    )
 
 
 def sprt_state(
-    wins: int, losses: int, draws: int, elo0: float, elo1: float, alpha: float, beta: float
+    wins: int,
+    losses: int,
+    draws: int,
+    elo0: float,
+    elo1: float,
+    alpha: float,
+    beta: float,
 ) -> SprtState:
     """Return the SPRT log-likelihood ratio, bounds and verdict for a W/L/D record."""
     llr = sprt_log_likelihood_ratio(wins, losses, draws, elo0, elo1)
@@ -418,8 +456,11 @@ def sprt_state(
 SPRT_MIN_PAIRS = 30
 
 
-def pentanomial_log_likelihood_ratio(counts: Sequence[int], elo0: float, elo1: float) -> float:
-    """Return the log-likelihood ratio of H1 (elo1) against H0 (elo0) from pair counts."""
+def pentanomial_log_likelihood_ratio(
+    counts: Sequence[int], elo0: float, elo1: float
+) -> float:
+    """Return the log-likelihood ratio of H1 (elo1) against H0 (elo0)
+    from pair counts."""
     pairs, mean, variance = pair_scores(counts)
     return log_likelihood_ratio_from_scores(mean, variance, pairs, elo0, elo1)
 
@@ -428,7 +469,8 @@ def pentanomial_sprt(
     counts: Sequence[int], elo0: float, elo1: float, alpha: float, beta: float,
     min_pairs: int = 0,
 ) -> SprtState:
-    """Return the SPRT ratio, bounds and verdict for pair counts; no verdict before min_pairs."""
+    """Return the SPRT ratio, bounds and verdict for pair counts;
+    no verdict before min_pairs."""
     llr = pentanomial_log_likelihood_ratio(counts, elo0, elo1)
     state = sprt_state_from_ratio(llr, alpha, beta)
     if pair_count(counts) < min_pairs:

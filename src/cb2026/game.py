@@ -57,7 +57,9 @@ def parse_time_control(text: str) -> tuple[float, float]:
     except ValueError:
         base = increment = math.nan  # refused just below, with the same message
     if not (0 < base < math.inf and 0 <= increment < math.inf):
-        raise ValueError(f"invalid time control {text!r} (BASE+INCREMENT seconds, e.g. 10+0.1)")
+        raise ValueError(
+            f"invalid time control {text!r} (BASE+INCREMENT seconds, e.g. 10+0.1)"
+        )
     return base, increment
 
 
@@ -70,7 +72,8 @@ def time_control_header(limits: GameLimits) -> str:
     """Return the PGN TimeControl value: "base+increment" with a clock, else "-"."""
     if limits.base_seconds is None:
         return "-"
-    return f"{format_seconds(limits.base_seconds)}+{format_seconds(limits.increment_seconds)}"
+    return (f"{format_seconds(limits.base_seconds)}+"
+            f"{format_seconds(limits.increment_seconds)}")
 
 
 def limits_description(limits: GameLimits) -> str:
@@ -87,9 +90,13 @@ def limits_description(limits: GameLimits) -> str:
     return " ".join(parts)
 
 
-def engine_limit(limits: GameLimits, clocks: dict[chess.Color, float]) -> chess.engine.Limit:
+def engine_limit(
+    limits: GameLimits, clocks: dict[chess.Color, float]
+) -> chess.engine.Limit:
     """Return the python-chess search limit for the next move."""
-    limit = chess.engine.Limit(time=limits.movetime_seconds, nodes=limits.nodes, depth=limits.depth)
+    limit = chess.engine.Limit(
+        time=limits.movetime_seconds, nodes=limits.nodes, depth=limits.depth
+    )
     if limits.uses_clock:
         limit.white_clock = max(clocks[chess.WHITE], MINIMUM_SENT_CLOCK_SECONDS)
         limit.black_clock = max(clocks[chess.BLACK], MINIMUM_SENT_CLOCK_SECONDS)
@@ -106,9 +113,13 @@ def watchdog_seconds(limits: GameLimits, clock: float | None) -> float:
 
 
 def charge_clock(
-    clocks: dict[chess.Color, float], color: chess.Color, elapsed: float, limits: GameLimits
+    clocks: dict[chess.Color, float],
+    color: chess.Color,
+    elapsed: float,
+    limits: GameLimits,
 ) -> GameEnd | None:
-    """Subtract a move's time from the mover's clock; return a time loss, else add the increment."""
+    """Subtract a move's time from the mover's clock; return a time loss,
+    else add the increment."""
     clocks[color] -= elapsed
     if clocks[color] < -limits.time_margin_seconds:
         side = "White" if color == chess.WHITE else "Black"
@@ -124,7 +135,8 @@ DRAW = "1/2-1/2"
 
 @dataclass(frozen=True)
 class GameEnd:
-    """How a game ended: the PGN result, PGN Termination value, and a readable reason."""
+    """How a game ended: the PGN result, PGN Termination value,
+    and a readable reason."""
 
     result: str
     termination: str
@@ -144,12 +156,15 @@ class Adjudication:
 
 
 def rules_end(board: chess.Board) -> GameEnd | None:
-    """Return the end of the game by the rules (mate, stalemate, draws), if it is over."""
-    outcome = board.outcome()  # mate, stalemate, insufficient material, the automatic draws
+    """Return the end of the game by the rules (mate, stalemate, draws),
+    if it is over."""
+    # Mate, stalemate, insufficient material, the automatic draws
+    outcome = board.outcome()
     if outcome is not None:
         reason = outcome.termination.name.lower().replace("_", " ")
         return GameEnd(outcome.result(), "normal", reason)
-    # Claimable draws, once they are on the board: not when a move could bring them about.
+    # Claimable draws, once they are on the board:
+    # not when a move could bring them about.
     if board.is_repetition(3):
         return GameEnd(DRAW, "normal", "threefold repetition")
     if board.is_fifty_moves():
@@ -168,7 +183,8 @@ def recent_scores(scores: list[int | None], count: int) -> list[int] | None:
 
 
 def resign_end(scores: list[int | None], adjudication: Adjudication) -> GameEnd | None:
-    """Return a resignation if both engines saw one side lost for `resign_count` moves each.
+    """Return a resignation if both engines saw one side lost for
+    `resign_count` moves each.
 
     The scores are White's view of every engine move, so the last
     2 * resign_count plies hold resign_count moves of each engine; both
@@ -190,7 +206,8 @@ def resign_end(scores: list[int | None], adjudication: Adjudication) -> GameEnd 
 def draw_end(
     scores: list[int | None], fullmove_number: int, adjudication: Adjudication
 ) -> GameEnd | None:
-    """Return a draw if, after move `draw_after_move`, both engines saw |score| <= D long enough."""
+    """Return a draw if, after move `draw_after_move`,
+    both engines saw |score| <= D long enough."""
     if fullmove_number <= adjudication.draw_after_move:
         return None
     window = recent_scores(scores, 2 * adjudication.draw_count)
@@ -206,7 +223,9 @@ def length_end(board: chess.Board, adjudication: Adjudication) -> GameEnd | None
     """Return a draw once the game reaches `max_moves` full moves (0 means no limit)."""
     if adjudication.max_moves <= 0 or board.ply() < 2 * adjudication.max_moves:
         return None
-    return GameEnd(DRAW, "adjudication", f"draw by maximum length ({adjudication.max_moves} moves)")
+    return GameEnd(
+        DRAW, "adjudication", f"draw by maximum length ({adjudication.max_moves} moves)"
+    )
 
 
 def adjudicated_end(
@@ -241,18 +260,25 @@ class MoveReport:
 
     @property
     def blind(self) -> bool:
-        """Return whether the engine played the move without a completed search behind it."""
+        """Return whether the engine played the move without a completed
+        search behind it."""
         return self.move is not None and self.depth is None
 
 
 def loss_for(color: chess.Color, termination: str, reason: str) -> GameEnd:
     """Return the end of a game lost by `color`."""
-    return GameEnd(BLACK_WINS if color == chess.WHITE else WHITE_WINS, termination, reason)
+    return GameEnd(
+        BLACK_WINS if color == chess.WHITE else WHITE_WINS, termination, reason
+    )
 
 
-def failed_move(board: chess.Board, elapsed: float, termination: str, reason: str) -> MoveReport:
+def failed_move(
+    board: chess.Board, elapsed: float, termination: str, reason: str
+) -> MoveReport:
     """Return the report of a turn on which the side to move lost the game."""
-    return MoveReport(None, None, None, elapsed, loss_for(board.turn, termination, reason))
+    return MoveReport(
+        None, None, None, elapsed, loss_for(board.turn, termination, reason)
+    )
 
 
 # The numeric fields of a UCI "info" line that a move report keeps.
@@ -260,7 +286,8 @@ INFO_NUMBERS = ("depth", "seldepth", "nodes", "hashfull")
 
 
 def mover_score(kind: str, value: int) -> int:
-    """Return a UCI score ("cp" or "mate" and its number) in centipawns from the mover's view."""
+    """Return a UCI score ("cp" or "mate" and its number) in centipawns from
+    the mover's view."""
     if kind == "cp":
         return value
     # A shorter mate scores higher, as in python-chess: mate in 3 is MATE_SCORE - 3.
@@ -268,14 +295,15 @@ def mover_score(kind: str, value: int) -> int:
 
 
 def uci_integer(word: str) -> int | None:
-    """Return the integer a word of ASCII digits (with an optional minus) writes, else None."""
+    """Return the integer a word of ASCII digits (with an optional minus)
+    writes, else None."""
     digits = word.removeprefix("-")
     return int(word) if digits.isascii() and digits.isdecimal() else None
 
 
 def parse_info_line(line: str) -> dict[str, int | str]:
-    """Return depth, seldepth, nodes, hashfull, score (mover's view), its bound if it is only
-    one, and pv (first move)."""
+    """Return depth, seldepth, nodes, hashfull, score (mover's view), its bound if it is
+    only one, and pv (first move)."""
     words = line.split()
     fields: dict[str, int | str] = {}
     for position, word in enumerate(words):
@@ -287,13 +315,18 @@ def parse_info_line(line: str) -> dict[str, int | str]:
             count = uci_integer(following)
             if count is not None and count >= 0:
                 fields[word] = count
-        elif word == "score" and following in ("cp", "mate") and position + 2 < len(words):
+        elif (
+            word == "score"
+            and following in ("cp", "mate")
+            and position + 2 < len(words)
+        ):
             value = uci_integer(words[position + 2])
             if value is not None:
                 fields["score"] = mover_score(following, value)
         elif word == "pv" and following:
             fields["pv"] = following
-        elif word in ("lowerbound", "upperbound"):  # a failed window: a bound, not a score
+        elif word in ("lowerbound", "upperbound"):
+            # A failed window: a bound, not a score
             fields["bound"] = word
     return fields
 
@@ -337,14 +370,17 @@ def open_uci_engine(command: list[str]) -> chess.engine.SimpleEngine:
 def move_report(
     lines: list[str], move: chess.Move, mover: chess.Color, elapsed: float
 ) -> MoveReport:
-    """Return the report of a move from the info lines the engine sent while choosing it."""
+    """Return the report of a move from the info lines the engine sent
+    while choosing it."""
     infos = [parse_info_line(line) for line in lines]
     completed = [
         info for info in infos
         if "depth" in info and info.get("pv") == move.uci() and "bound" not in info
     ]
     best = completed[-1] if completed else {}
-    latest = {key: info[key] for info in infos for key in ("nodes", "hashfull") if key in info}
+    latest = {
+        key: info[key] for info in infos for key in ("nodes", "hashfull") if key in info
+    }
     score = best.get("score")
     white_view = None if score is None else (score if mover == chess.WHITE else -score)
     return MoveReport(
@@ -359,7 +395,8 @@ def move_report(
 
 
 def kill_engine(engine: chess.engine.SimpleEngine, fired: threading.Event) -> None:
-    """Mark the watchdog as fired and close the engine, which aborts its pending search."""
+    """Mark the watchdog as fired and close the engine,
+    which aborts its pending search."""
     fired.set()
     engine.close()
 
@@ -371,7 +408,8 @@ def request_move(
     timeout_seconds: float,
     game_key: object,
 ) -> MoveReport:
-    """Return the engine's move, or the failure (crash, hang, illegal move) that loses the game."""
+    """Return the engine's move, or the failure (crash, hang,
+    illegal move) that loses the game."""
     fired = threading.Event()
     # python-chess waits forever for a move under a clock, so a timer kills
     # a hung engine instead; its pending play() call then fails.
@@ -386,7 +424,8 @@ def request_move(
     watchdog.start()
     try:
         result = engine.play(board, limit, game=game_key)
-    # Any engine fault (crash, garbage, illegal move) must lose the game, not stop the match.
+    # Any engine fault (crash, garbage, illegal move) must lose the game,
+    # not stop the match.
     except Exception as error:
         elapsed = time.monotonic() - start
         if fired.is_set():
@@ -395,14 +434,18 @@ def request_move(
         reason = f"{side} engine failed: {type(error).__name__}: {error}"
         # A dead process abandons the game; anything else it sent broke the rules.
         crashed = isinstance(error, chess.engine.EngineTerminatedError)
-        return failed_move(board, elapsed, "abandoned" if crashed else "rules infraction", reason)
+        return failed_move(
+            board, elapsed, "abandoned" if crashed else "rules infraction", reason
+        )
     finally:
         watchdog.cancel()
     elapsed = time.monotonic() - (protocol.go_sent_at or start)
     if fired.is_set():  # the move came just as the watchdog killed the engine: too late
         return failed_move(board, elapsed, "time forfeit", f"{side} stopped responding")
     if result.move is None:
-        return failed_move(board, elapsed, "rules infraction", f"{side} engine returned no move")
+        return failed_move(
+            board, elapsed, "rules infraction", f"{side} engine returned no move"
+        )
     return move_report(list(lines), result.move, board.turn, elapsed)
 
 
@@ -464,7 +507,8 @@ def play_game(
 
 
 def move_comment(report: MoveReport, color: chess.Color) -> str:
-    """Return a PGN comment: the mover's score, depth and time, and hashfull if reported."""
+    """Return a PGN comment: the mover's score, depth and time,
+    and hashfull if reported."""
     if report.white_score is None:
         score_text = "?"
     else:
@@ -476,7 +520,8 @@ def move_comment(report: MoveReport, color: chess.Color) -> str:
 
 
 def game_to_pgn(record: GameRecord, headers: dict[str, str]) -> chess.pgn.Game:
-    """Return the game as PGN: the opening moves marked "book", engine moves with comments."""
+    """Return the game as PGN: the opening moves marked "book",
+    engine moves with comments."""
     game = chess.pgn.Game()
     game.setup(chess.Board(record.opening.start_fen))
     node: chess.pgn.GameNode = game

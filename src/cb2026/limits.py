@@ -1,7 +1,8 @@
 # Generated from the book by tools/literate, from chapters stage-07-uci.
 # Do not edit: change the chapters and run `make tangle`.
 
-"""When to stop thinking: the limits of a `go` command, and how much of the clock to use.
+"""When to stop thinking: the limits of a `go` command,
+and how much of the clock to use.
 
 A search can be limited by depth, by nodes, by a fixed time per move, or by the
 game clock.  With a clock the engine decides itself how long to think: a share
@@ -19,7 +20,8 @@ from cb2026.move import Move
 
 @dataclass
 class Limits:
-    """What a `go` command asked for; where it set nothing, the default of each field."""
+    """What a `go` command asked for; where it set nothing,
+    the default of each field."""
 
     depth: int | None = None
 
@@ -46,8 +48,10 @@ class Limits:
     ponder: bool = False  # the clock starts only at `ponderhit`
 
     def is_endless(self) -> bool:
-        """Return True if only a command ends the search (`go infinite`, `go ponder`, `go`)."""
-        bounds = (self.depth, self.nodes, self.movetime, self.wtime, self.btime, self.mate)
+        """Return True if only a command ends the search (`go infinite`,
+        `go ponder`, `go`)."""
+        bounds = (self.depth, self.nodes, self.movetime, self.wtime, self.btime,
+                  self.mate)
         return self.infinite or self.ponder or all(bound is None for bound in bounds)
 
 
@@ -73,7 +77,8 @@ NO_LIMIT = float("inf")
 
 
 def own_clock(limits: Limits, side: Colour) -> int | None:
-    """Return the milliseconds left on the clock of `side`, None if the command gave none."""
+    """Return the milliseconds left on the clock of `side`,
+    None if the command gave none."""
     return limits.wtime if side == WHITE else limits.btime
 
 
@@ -88,8 +93,8 @@ def allocate_time(limits: Limits, side: Colour) -> tuple[float, float]:
     if limits.infinite:
         return NO_LIMIT, NO_LIMIT
     if limits.movetime is not None:
-        # A fixed time: use all of it, since a cut-off iteration costs only what is left.
-        # (Keep the overhead from eating more than half of a very short movetime.)
+        # A fixed time: use all of it, since a cut-off iteration costs only what is
+        # left. (Keep the overhead from eating more than half of a very short movetime.)
         movetime = limits.movetime / 1000
         hard = max(movetime - MOVE_OVERHEAD, movetime / 2, MINIMUM_TIME)
         return hard, hard

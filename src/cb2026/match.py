@@ -105,14 +105,19 @@ def parse_engine_spec(text: str) -> EngineSpec:
         elif key.startswith(OPTION_PREFIX):
             options[key.removeprefix(OPTION_PREFIX)] = option_value(value)
         else:
-            raise ValueError(f"unknown engine field {key!r} (use cmd, name, option.NAME)")
+            raise ValueError(
+                f"unknown engine field {key!r} (use cmd, name, option.NAME)"
+            )
     if not command:
         raise ValueError(f"engine spec {text!r} has no cmd=")
     return EngineSpec(name or Path(command[0]).name, command, options)
 
 
-def choose_openings(book: list[Opening], pairs: int, seed: int, offset: int = 0) -> list[Opening]:
-    """Return one distinct opening per pair: the book shuffled by `seed`, from `offset` on."""
+def choose_openings(
+    book: list[Opening], pairs: int, seed: int, offset: int = 0
+) -> list[Opening]:
+    """Return one distinct opening per pair: the book shuffled by `seed`,
+    from `offset` on."""
     distinct: dict[str, Opening] = {}
     for opening in book:
         # Two move orders that reach the same position are the same opening.
@@ -121,8 +126,8 @@ def choose_openings(book: list[Opening], pairs: int, seed: int, offset: int = 0)
     random.Random(seed).shuffle(order)
     if offset < 0 or offset + pairs > len(order):
         raise ValueError(
-            f"{pairs} game pairs from opening offset {offset} need {offset + pairs} distinct"
-            f" openings, but the book has {len(order)}"
+            f"{pairs} game pairs from opening offset {offset} need {offset + pairs}"
+            f" distinct openings, but the book has {len(order)}"
         )
     return order[offset : offset + pairs]
 
@@ -165,7 +170,8 @@ def seat_colors(task: GameTask) -> dict[chess.Color, int]:
 
 @dataclass(frozen=True)
 class SprtSettings:
-    """The hypotheses (Elo difference under H0 and H1), error rates and minimum of an SPRT."""
+    """The hypotheses (Elo difference under H0 and H1),
+    error rates and minimum of an SPRT."""
 
     elo0: float
     elo1: float
@@ -235,7 +241,8 @@ def close_engine(engine: chess.engine.SimpleEngine) -> None:
 
 
 class EngineSeat:
-    """One engine process owned by a worker thread, started on demand and after failures."""
+    """One engine process owned by a worker thread,
+    started on demand and after failures."""
 
     def __init__(self, spec: EngineSpec) -> None:
         """Remember the spec; the process starts at the first game."""
@@ -286,8 +293,11 @@ def start_failure_record(
     return record
 
 
-def play_task(task: GameTask, seats: list[EngineSeat], settings: MatchSettings) -> GameResult:
-    """Return the result of one scheduled game; an engine that failed is restarted later."""
+def play_task(
+    task: GameTask, seats: list[EngineSeat], settings: MatchSettings
+) -> GameResult:
+    """Return the result of one scheduled game;
+    an engine that failed is restarted later."""
     colors = seat_colors(task)
     names = {color: seats[index].spec.name for color, index in colors.items()}
     engines: dict[chess.Color, chess.engine.SimpleEngine] = {}
@@ -300,12 +310,16 @@ def play_task(task: GameTask, seats: list[EngineSeat], settings: MatchSettings) 
             record = start_failure_record(task, names, color, error)
             break
     if record is None:
-        record = play_game(engines, names, task.opening, settings.limits, settings.adjudication)
+        record = play_game(
+            engines, names, task.opening, settings.limits, settings.adjudication
+        )
     if record.failed_color is not None:
         # A crashed, hung or confused process is replaced before its next game.
         seats[colors[record.failed_color]].close()
     pgn = str(game_to_pgn(record, pgn_headers(task, settings)))
-    return GameResult(task, record, pgn, first_engine_points(record, task.first_plays_white))
+    return GameResult(
+        task, record, pgn, first_engine_points(record, task.first_plays_white)
+    )
 
 
 class MatchState:
@@ -330,7 +344,8 @@ class MatchState:
         self.pairs_at_verdict = 0
 
     def add_result(self, result: GameResult, from_journal: bool = False) -> None:
-        """Count a finished game, journal it, update the progress line, stop on a verdict."""
+        """Count a finished game, journal it, update the progress line,
+        stop on a verdict."""
         with self.lock:
             self.results.append(result)
             if result.first_engine_points == 1.0:
@@ -342,33 +357,48 @@ class MatchState:
             if from_journal:
                 self.resumed_games += 1
             elif self.journal is not None:
-                # One line per game, flushed at once: a crash loses only games in progress.
+                # One line per game, flushed at once:
+                # a crash loses only games in progress.
                 self.journal.write(json.dumps(result_to_json(result)) + "\n")
                 self.journal.flush()
             sprt = self.sprt()
-            if sprt is not None and sprt.verdict != "continue" and self.sprt_verdict is None:
+            if (
+                sprt is not None
+                and sprt.verdict != "continue"
+                and self.sprt_verdict is None
+            ):
                 self.sprt_verdict = sprt
                 self.pairs_at_verdict = len(self.completed_pairs())
                 self.stop.set()
             if self.settings.show_progress:
-                print("\r" + progress_line(self) + "\x1b[K", end="", file=sys.stderr, flush=True)
+                print(
+                    "\r" + progress_line(self) + "\x1b[K",
+                    end="",
+                    file=sys.stderr,
+                    flush=True,
+                )
 
     def completed_pairs(self) -> dict[int, list[GameResult]]:
-        """Return the results of every pair whose two games are both finished, by pair."""
+        """Return the results of every pair whose two games are both
+        finished, by pair."""
         pairs: dict[int, list[GameResult]] = {}
         for result in sorted(self.results, key=lambda result: result.task.index):
             pairs.setdefault(result.task.pair_index, []).append(result)
-        return {index: games for index, games in sorted(pairs.items()) if len(games) == 2}
+        return {
+            index: games for index, games in sorted(pairs.items()) if len(games) == 2
+        }
 
     def pentanomial(self) -> list[int]:
-        """Return how many completed pairs gave the first engine 0, 1/2, 1, 3/2 and 2 points."""
+        """Return how many completed pairs gave the first engine 0, 1/2, 1,
+        3/2 and 2 points."""
         return pentanomial_counts(
             sum(game.first_engine_points for game in games)
             for games in self.completed_pairs().values()
         )
 
     def estimate(self) -> EloEstimate:
-        """Return the Elo estimate of the first engine, counting games as independent."""
+        """Return the Elo estimate of the first engine,
+        counting games as independent."""
         return elo_estimate(self.wins, self.losses, self.draws)
 
     def pair_report(self) -> PairReport:
@@ -376,25 +406,33 @@ class MatchState:
         return pair_report(self.pentanomial(), self.wins, self.losses, self.draws)
 
     def sprt(self) -> SprtState | None:
-        """Return the pentanomial SPRT state (its verdict once it has one), or None without one."""
+        """Return the pentanomial SPRT state (its verdict once it has one),
+        or None without one."""
         test = self.settings.sprt
         if test is None:
             return None
         if self.sprt_verdict is not None:
             return self.sprt_verdict
         return pentanomial_sprt(
-            self.pentanomial(), test.elo0, test.elo1, test.alpha, test.beta, test.min_pairs
+            self.pentanomial(),
+            test.elo0,
+            test.elo1,
+            test.alpha,
+            test.beta,
+            test.min_pairs,
         )
 
 
 def progress_line(state: MatchState) -> str:
-    """Return the one-line progress report: games done, score, Elo of the pairs, the SPRT."""
+    """Return the one-line progress report: games done, score,
+    Elo of the pairs, the SPRT."""
     done = state.wins + state.losses + state.draws
     fraction = score_fraction(state.wins, state.losses, state.draws)
     report = state.pair_report()
     line = (
-        f"Games {done}/{state.total_games}  W-L-D {state.wins}-{state.losses}-{state.draws}"
-        f" [{fraction:.3f}]  pairs {report.pairs}  Elo {format_interval(report.estimate)}"
+        f"Games {done}/{state.total_games}"
+        f"  W-L-D {state.wins}-{state.losses}-{state.draws} [{fraction:.3f}]"
+        f"  pairs {report.pairs}  Elo {format_interval(report.estimate)}"
     )
     sprt = state.sprt()
     if sprt is not None:
@@ -402,8 +440,11 @@ def progress_line(state: MatchState) -> str:
     return line
 
 
-def run_worker(state: MatchState, pairs: queue.Queue[PairTask], skip: frozenset[int]) -> None:
-    """Play queued pairs with this thread's own two engine processes until done or stopped."""
+def run_worker(
+    state: MatchState, pairs: queue.Queue[PairTask], skip: frozenset[int]
+) -> None:
+    """Play queued pairs with this thread's own two engine processes until
+    done or stopped."""
     seats = [EngineSeat(spec) for spec in state.settings.engines]
     with state.lock:
         state.seats.extend(seats)
@@ -441,7 +482,9 @@ def abort_match(state: MatchState) -> None:
         seat.kill()
 
 
-def run_local_pairs(state: MatchState, pairs: list[PairTask], skip: frozenset[int]) -> None:
+def run_local_pairs(
+    state: MatchState, pairs: list[PairTask], skip: frozenset[int]
+) -> None:
     """Play the pairs on this machine with `concurrency` worker threads."""
     pair_queue: queue.Queue[PairTask] = queue.Queue()
     for pair in pairs:
@@ -461,8 +504,11 @@ def run_local_pairs(state: MatchState, pairs: list[PairTask], skip: frozenset[in
             worker.join(timeout=5)
 
 
-def run_match(settings: MatchSettings, previous: list[GameResult] | None = None) -> MatchState:
-    """Return the final tally of a match, continuing from `previous` (a journal) if given."""
+def run_match(
+    settings: MatchSettings, previous: list[GameResult] | None = None
+) -> MatchState:
+    """Return the final tally of a match, continuing from `previous` (a
+    journal) if given."""
     pairs = build_pairs(settings.openings)
     state = MatchState(settings, 2 * len(pairs))
     for result in previous or []:
@@ -492,12 +538,14 @@ def journal_path(json_path: Path) -> Path:
 
 
 def journal_header(settings: MatchSettings) -> dict[str, object]:
-    """Return what identifies a match in its journal: engines, limits, rules, SPRT, openings."""
+    """Return what identifies a match in its journal: engines, limits,
+    rules, SPRT, openings."""
     header = {
         "engines": [asdict(spec) for spec in settings.engines],
         "limits": asdict(settings.limits),
         "adjudication": asdict(settings.adjudication),
-        # The SPRT decides when the match stops, so another test (or minimum) is another match.
+        # The SPRT decides when the match stops,
+        # so another test (or minimum) is another match.
         "sprt": asdict(settings.sprt) if settings.sprt else None,
         "opening_source": settings.opening_source,
         "seed": settings.seed,
@@ -508,10 +556,12 @@ def journal_header(settings: MatchSettings) -> dict[str, object]:
 
 
 def open_journal(settings: MatchSettings, previous: list[GameResult]) -> TextIO:
-    """Return the journal opened for appending, rewritten to its header and `previous` games."""
+    """Return the journal opened for appending,
+    rewritten to its header and `previous` games."""
     assert settings.json_path is not None
     path = journal_path(settings.json_path)
-    lines = [{"journal": journal_header(settings)}] + [result_to_json(r) for r in previous]
+    lines = ([{"journal": journal_header(settings)}]
+             + [result_to_json(r) for r in previous])
     # Rewritten rather than appended to: a line cut off by a crash must not stay in the
     # middle of the file, where the next resume would take it for a broken journal. The
     # new text goes to a side file first, so that a crash now loses nothing.
@@ -521,7 +571,9 @@ def open_journal(settings: MatchSettings, previous: list[GameResult]) -> TextIO:
     return path.open("a")
 
 
-REPORT_FIELDS = ("white_score", "depth", "seldepth", "nodes", "hashfull", "elapsed_seconds")
+REPORT_FIELDS = (
+    "white_score", "depth", "seldepth", "nodes", "hashfull", "elapsed_seconds"
+)
 
 
 def result_to_json(result: GameResult) -> dict[str, object]:
@@ -529,14 +581,18 @@ def result_to_json(result: GameResult) -> dict[str, object]:
     record = result.record
     return {
         "index": result.task.index,
-        "opening": {"fen": record.opening.start_fen, "moves": list(record.opening.moves)},
+        "opening": {
+            "fen": record.opening.start_fen,
+            "moves": list(record.opening.moves),
+        },
         "white": record.white_name,
         "black": record.black_name,
         "end": asdict(record.end) if record.end else None,
         "failed_color": record.failed_color,
         "wall_seconds": record.wall_seconds,
         "reports": [
-            {"move": report.move.uci()} | {key: getattr(report, key) for key in REPORT_FIELDS}
+            {"move": report.move.uci()}
+            | {key: getattr(report, key) for key in REPORT_FIELDS}
             for report in record.reports
             if report.move is not None
         ],
@@ -545,10 +601,13 @@ def result_to_json(result: GameResult) -> dict[str, object]:
 
 
 def result_from_json(data: dict, task: GameTask) -> GameResult:
-    """Return the game of a journal line, checking that it is the scheduled game `task`."""
+    """Return the game of a journal line, checking that it is the
+    scheduled game `task`."""
     opening = {"fen": task.opening.start_fen, "moves": list(task.opening.moves)}
     if data["opening"] != opening:
-        raise ValueError(f"journal game {task.index + 1} was played from another opening")
+        raise ValueError(
+            f"journal game {task.index + 1} was played from another opening"
+        )
     record = GameRecord(data["white"], data["black"], task.opening)
     record.reports = [
         MoveReport(chess.Move.from_uci(report["move"]), failure=None, **{
@@ -564,7 +623,8 @@ def result_from_json(data: dict, task: GameTask) -> GameResult:
 
 
 def read_journal(settings: MatchSettings) -> list[GameResult]:
-    """Return the games of the match's journal; raise ValueError if it is another match's."""
+    """Return the games of the match's journal;
+    raise ValueError if it is another match's."""
     assert settings.json_path is not None
     path = journal_path(settings.json_path)
     if not path.exists():
@@ -572,8 +632,14 @@ def read_journal(settings: MatchSettings) -> list[GameResult]:
     lines = path.read_text().splitlines()
     if not lines or json.loads(lines[0]).get("journal") != journal_header(settings):
         raise ValueError(
-            f"{path} belongs to another match (engines, limits, SPRT or openings differ)")
-    tasks = {task.index: task for pair in build_pairs(settings.openings) for task in pair.games()}
+            f"{path} belongs to another match"
+            " (engines, limits, SPRT or openings differ)"
+        )
+    tasks = {
+        task.index: task
+        for pair in build_pairs(settings.openings)
+        for task in pair.games()
+    }
     results: dict[int, GameResult] = {}
     for number, line in enumerate(lines[1:], start=2):
         try:
@@ -583,7 +649,9 @@ def read_journal(settings: MatchSettings) -> list[GameResult]:
                 break
             raise ValueError(f"{path}:{number} is not a journal line") from None
         if data["index"] not in tasks:
-            raise ValueError(f"{path} holds game {data['index'] + 1}, beyond this match")
+            raise ValueError(
+                f"{path} holds game {data['index'] + 1}, beyond this match"
+            )
         results[data["index"]] = result_from_json(data, tasks[data["index"]])
     return [results[index] for index in sorted(results)]
 
@@ -591,17 +659,25 @@ def read_journal(settings: MatchSettings) -> list[GameResult]:
 def play_pair_on_new_engines(
     pair: PairTask, settings: MatchSettings, skip: frozenset[int]
 ) -> list[GameResult]:
-    """Return the results of a pair's games, played with engines started for it (a Dask task)."""
+    """Return the results of a pair's games,
+    played with engines started for it (a Dask task)."""
     seats = [EngineSeat(spec) for spec in settings.engines]
     try:
-        return [play_task(task, seats, settings) for task in pair.games() if task.index not in skip]
+        return [
+            play_task(task, seats, settings)
+            for task in pair.games()
+            if task.index not in skip
+        ]
     finally:
         for seat in seats:
             seat.close()
 
 
-def run_cluster_pairs(state: MatchState, pairs: list[PairTask], skip: frozenset[int]) -> None:
-    """Play the pairs as tasks on the Dask scheduler of the settings, tallying as they finish."""
+def run_cluster_pairs(
+    state: MatchState, pairs: list[PairTask], skip: frozenset[int]
+) -> None:
+    """Play the pairs as tasks on the Dask scheduler of the settings,
+    tallying as they finish."""
     # Imported here: only a match spread over machines needs Dask installed.
     from distributed import Client, as_completed
 
@@ -631,7 +707,8 @@ def run_cluster_pairs(state: MatchState, pairs: list[PairTask], skip: frozenset[
 
 
 def result_lines(state: MatchState) -> list[str]:
-    """Return the final report: score, Elo of the pairs, Elo of the games alone, SPRT."""
+    """Return the final report: score, Elo of the pairs,
+    Elo of the games alone, SPRT."""
     first, second = (spec.name for spec in state.settings.engines)
     wins, losses, draws = state.wins, state.losses, state.draws
     games = wins + losses + draws
@@ -644,15 +721,16 @@ def result_lines(state: MatchState) -> list[str]:
         lines[0] += f" [{score_fraction(wins, losses, draws):.3f}] {games} games"
         lines.append(f"Pairs: {format_pair_report(state.pair_report())}")
         lines.append(
-            f"Games counted singly: Elo {format_interval(estimate)} ({estimate.confidence:.0%})"
+            f"Games counted singly: Elo {format_interval(estimate)}"
+            f" ({estimate.confidence:.0%})"
         )
     sprt = state.sprt()
     test = state.settings.sprt
     if sprt is not None and test is not None:
         lines.append(
             f"SPRT (elo0={test.elo0:g}, elo1={test.elo1:g}, alpha={test.alpha:g},"
-            f" beta={test.beta:g}, min_pairs={test.min_pairs}): LLR {sprt.llr:.2f}, bounds"
-            f" [{sprt.lower_bound:.2f},"
+            f" beta={test.beta:g}, min_pairs={test.min_pairs}): LLR {sprt.llr:.2f},"
+            f" bounds [{sprt.lower_bound:.2f},"
             f" {sprt.upper_bound:.2f}] - {sprt.verdict}"
         )
     return lines
@@ -690,7 +768,8 @@ def engine_summary(
     results: list[GameResult],
     engine: int,
 ) -> dict[str, object]:
-    """Return the JSON description of one engine (0 = first), with its search reports."""
+    """Return the JSON description of one engine (0 = first),
+    with its search reports."""
     reports = [engine_reports(result, engine) for result in results]
     return {
         "name": spec.name,
@@ -702,7 +781,8 @@ def engine_summary(
 
 
 def elo_summary(estimate: EloEstimate) -> dict[str, object]:
-    """Return the JSON description of an Elo estimate (None for infinite or undefined)."""
+    """Return the JSON description of an Elo estimate (None for
+    infinite or undefined)."""
     return {
         "difference": json_number(estimate.elo),
         "lower": json_number(estimate.lower),
@@ -731,12 +811,15 @@ def mean_or_none(values: list[int]) -> float | None:
 def engine_reports(result: GameResult, engine: int) -> list[MoveReport]:
     """Return the move reports of one engine (0 = first, 1 = second) in one game."""
     first_mover = result.task.opening.board().turn
-    engine_color = chess.WHITE if (engine == 0) == result.task.first_plays_white else chess.BLACK
+    engine_color = (
+        chess.WHITE if (engine == 0) == result.task.first_plays_white else chess.BLACK
+    )
     return result.record.reports[0 if engine_color == first_mover else 1 :: 2]
 
 
 def search_summary(games: list[list[MoveReport]]) -> dict[str, object]:
-    """Return what an engine reported over its games: moves, blind moves, depth, nodes, hash."""
+    """Return what an engine reported over its games: moves, blind moves,
+    depth, nodes, hash."""
     reports = [report for game in games for report in game]
     depths = [report.depth for report in reports if report.depth is not None]
     nodes = [report.nodes for report in reports if report.nodes is not None]
@@ -770,7 +853,11 @@ def sprt_summary(state: MatchState) -> dict[str, object] | None:
     sprt, test = state.sprt(), state.settings.sprt
     if sprt is None or test is None:
         return None
-    return asdict(test) | asdict(sprt) | {"pairs_at_verdict": state.pairs_at_verdict or None}
+    return (
+        asdict(test)
+        | asdict(sprt)
+        | {"pairs_at_verdict": state.pairs_at_verdict or None}
+    )
 
 
 def game_summary(result: GameResult) -> dict[str, object]:
@@ -793,21 +880,25 @@ def game_summary(result: GameResult) -> dict[str, object]:
 
 
 def pair_summary(pair: int, games: list[GameResult]) -> dict[str, object]:
-    """Return the JSON description of one completed pair: its opening and both results."""
+    """Return the JSON description of one completed pair:
+    its opening and both results."""
     first, second = ([report.move for report in game.record.reports] for game in games)
     return {
         "pair": pair + 1,
         "opening": games[0].task.opening.name,
-        "results": [game.record.end.result if game.record.end else "*" for game in games],
+        "results": [
+            game.record.end.result if game.record.end else "*" for game in games
+        ],
         "first_engine_points": sum(game.first_engine_points for game in games),
-        # Both games move for move alike: with the colours swapped, the engines played the
-        # same moves, so the pair shows no difference between them.
+        # Both games move for move alike: with the colours swapped, the engines played
+        # the same moves, so the pair shows no difference between them.
         "same_moves": first == second,
     }
 
 
 def openings_summary(state: MatchState) -> dict[str, object]:
-    """Return the JSON description of the opening source and the openings actually played."""
+    """Return the JSON description of the opening source and the
+    openings actually played."""
     pairs = sorted({result.task.pair_index for result in state.results})
     used = [state.settings.openings[pair] for pair in pairs]
     return {
@@ -815,7 +906,11 @@ def openings_summary(state: MatchState) -> dict[str, object]:
         "seed": state.settings.seed,
         "offset": state.settings.opening_offset,
         "used": [
-            {"name": opening.name, "fen": opening.start_fen, "moves": list(opening.moves)}
+            {
+                "name": opening.name,
+                "fen": opening.start_fen,
+                "moves": list(opening.moves),
+            }
             for opening in used
         ],
     }
@@ -825,11 +920,16 @@ def match_summary(
     state: MatchState, probed: dict[str, dict[str, object]], started: datetime.datetime,
     wall: float,
 ) -> dict[str, object]:
-    """Return everything a book chapter needs to render the match without recomputing it."""
+    """Return everything a book chapter needs to render the match
+    without recomputing it."""
     settings = state.settings
     games = len(state.results)
-    limits = asdict(settings.limits) | {"description": limits_description(settings.limits)}
-    pairs = [pair_summary(pair, results) for pair, results in state.completed_pairs().items()]
+    limits = asdict(settings.limits) | {
+        "description": limits_description(settings.limits)
+    }
+    pairs = [
+        pair_summary(pair, results) for pair, results in state.completed_pairs().items()
+    ]
     return {
         "event": settings.event,
         "date": started.isoformat(timespec="seconds"),
@@ -848,7 +948,9 @@ def match_summary(
         "wins": state.wins,
         "losses": state.losses,
         "draws": state.draws,
-        "score_fraction": json_number(score_fraction(state.wins, state.losses, state.draws)),
+        "score_fraction": json_number(
+            score_fraction(state.wins, state.losses, state.draws)
+        ),
         "elo": pairs_summary(state.pair_report()),
         "elo_games_counted_singly": elo_summary(state.estimate()),
         "sprt": sprt_summary(state),
@@ -868,10 +970,13 @@ SPRT_FIELDS = ("elo0", "elo1", "alpha", "beta", "min_pairs")
 
 
 def sprt_field(key: str, value: str) -> float:
-    """Return the value of one --sprt field: a finite number, for min_pairs a whole one."""
+    """Return the value of one --sprt field: a finite number,
+    for min_pairs a whole one."""
     if key == "min_pairs":
         if not (value.isascii() and value.isdecimal()):
-            raise ValueError(f"--sprt: min_pairs needs a whole number of pairs, not {value!r}")
+            raise ValueError(
+                f"--sprt: min_pairs needs a whole number of pairs, not {value!r}"
+            )
         return int(value)
     try:
         number = float(value)
@@ -883,12 +988,19 @@ def sprt_field(key: str, value: str) -> float:
 
 
 def parse_sprt(text: str) -> SprtSettings:
-    """Return the SPRT settings of "elo0=0 elo1=20 alpha=0.05 beta=0.05 min_pairs=30"."""
-    values: dict[str, float] = {"alpha": 0.05, "beta": 0.05, "min_pairs": SPRT_MIN_PAIRS}
+    """Return the SPRT settings of "elo0=0 elo1=20
+    alpha=0.05 beta=0.05 min_pairs=30"."""
+    values: dict[str, float] = {
+        "alpha": 0.05,
+        "beta": 0.05,
+        "min_pairs": SPRT_MIN_PAIRS,
+    }
     for token in text.split():
         key, separator, value = token.partition("=")
         if not separator or key not in SPRT_FIELDS:
-            raise ValueError(f"--sprt: bad field {token!r} (use {', '.join(SPRT_FIELDS)})")
+            raise ValueError(
+                f"--sprt: bad field {token!r} (use {', '.join(SPRT_FIELDS)})"
+            )
         values[key] = sprt_field(key, value)
     if "elo0" not in values or "elo1" not in values:
         raise ValueError("--sprt needs elo0 and elo1")
@@ -901,16 +1013,21 @@ def parse_sprt(text: str) -> SprtSettings:
 
 
 def probe_engines(specs: tuple[EngineSpec, EngineSpec]) -> dict[str, dict[str, object]]:
-    """Return each engine's UCI "id name" and Hash megabytes, starting it once to check it."""
+    """Return each engine's UCI "id name" and Hash megabytes,
+    starting it once to check it."""
     probed: dict[str, dict[str, object]] = {}
     for spec in specs:
         engine = open_engine(spec)
         try:
             declared = engine.options.get("Hash")
             default = declared.default if declared is not None else None
-            # The size the match sets, else the engine's own; None for an engine without one.
+            # The size the match sets, else the engine's own;
+            # None for an engine without one.
             hash_mb = spec.options.get("Hash", default)
-            probed[spec.name] = {"id_name": engine.id.get("name", ""), "hash_mb": hash_mb}
+            probed[spec.name] = {
+                "id_name": engine.id.get("name", ""),
+                "hash_mb": hash_mb,
+            }
         finally:
             close_engine(engine)
     return probed
@@ -919,7 +1036,9 @@ def probe_engines(specs: tuple[EngineSpec, EngineSpec]) -> dict[str, dict[str, o
 def add_limit_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the search-limit options: clock, movetime, nodes, depth, and timing slack."""
     limits = parser.add_argument_group("limits (at least one)")
-    limits.add_argument("--tc", help="time control BASE+INCREMENT in seconds, e.g. 10+0.1")
+    limits.add_argument(
+        "--tc", help="time control BASE+INCREMENT in seconds, e.g. 10+0.1"
+    )
     limits.add_argument("--movetime", type=float, help="fixed time per move in seconds")
     limits.add_argument("--nodes", type=int, help="fixed nodes per move")
     limits.add_argument("--depth", type=int, help="fixed depth per move")
@@ -940,9 +1059,13 @@ def add_limit_arguments(parser: argparse.ArgumentParser) -> None:
 def add_adjudication_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the adjudication options: length limit, resign rule, draw rule."""
     rules = parser.add_argument_group("adjudication (a count of 0 disables a rule)")
-    rules.add_argument("--max-moves", type=int, default=200, help="draw after this many moves")
+    rules.add_argument(
+        "--max-moves", type=int, default=200, help="draw after this many moves"
+    )
     rules.add_argument("--resign-score", type=int, default=1000, help="centipawns")
-    rules.add_argument("--resign-count", type=int, default=0, help="moves of each engine")
+    rules.add_argument(
+        "--resign-count", type=int, default=0, help="moves of each engine"
+    )
     rules.add_argument("--draw-after", type=int, default=40, help="first move number")
     rules.add_argument("--draw-score", type=int, default=10, help="centipawns")
     rules.add_argument("--draw-count", type=int, default=0, help="moves of each engine")
@@ -952,15 +1075,19 @@ def add_output_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the options for the SPRT, the output files and the progress line."""
     parser.add_argument(
         "--sprt",
-        help='stop early on an SPRT verdict: "elo0=0 elo1=20 alpha=0.05 beta=0.05", optionally'
-        f' "min_pairs=N" (no stop before N pairs; default {SPRT_MIN_PAIRS})'
+        help='stop early on an SPRT verdict: "elo0=0 elo1=20 alpha=0.05 beta=0.05",'
+        f' optionally "min_pairs=N" (no stop before N pairs; default {SPRT_MIN_PAIRS})',
     )
     parser.add_argument("--pgn", type=Path, help="write all games to this PGN file")
     parser.add_argument(
-        "--json", type=Path, help="write the results to this JSON file (and a journal beside it)"
+        "--json",
+        type=Path,
+        help="write the results to this JSON file (and a journal beside it)",
     )
     parser.add_argument(
-        "--resume", action="store_true", help="continue the match of --json from its journal"
+        "--resume",
+        action="store_true",
+        help="continue the match of --json from its journal",
     )
     parser.add_argument("--event", default="cb2026 match", help="PGN Event header")
     parser.add_argument("--quiet", action="store_true", help="no progress line")
@@ -969,7 +1096,8 @@ def add_output_arguments(parser: argparse.ArgumentParser) -> None:
 def build_parser() -> argparse.ArgumentParser:
     """Return the command-line parser of the match runner."""
     parser = argparse.ArgumentParser(
-        prog="python -m cb2026.match", description="Play a match between two UCI engines."
+        prog="python -m cb2026.match",
+        description="Play a match between two UCI engines.",
     )
     parser.add_argument(
         "--engine",
@@ -979,18 +1107,32 @@ def build_parser() -> argparse.ArgumentParser:
         help='engine spec, twice: "cmd=COMMAND [name=NAME] [option.NAME=VALUE ...]"',
     )
     parser.add_argument(
-        "--games", type=int, default=DEFAULT_GAMES, help="number of games (odd: rounded up)"
-    )
-    parser.add_argument("--concurrency", type=int, default=1, help="pairs played at once")
-    parser.add_argument(
-        "--openings", type=Path, help="PGN, EPD, FEN or move-list file (default: the book's suite)"
-    )
-    parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help="opening order seed")
-    parser.add_argument(
-        "--opening-offset", type=int, default=0, help="skip this many openings of the order"
+        "--games",
+        type=int,
+        default=DEFAULT_GAMES,
+        help="number of games (odd: rounded up)",
     )
     parser.add_argument(
-        "--scheduler", metavar="ADDRESS", help="play pairs on a Dask cluster, e.g. tcp://host:8786"
+        "--concurrency", type=int, default=1, help="pairs played at once"
+    )
+    parser.add_argument(
+        "--openings",
+        type=Path,
+        help="PGN, EPD, FEN or move-list file (default: the book's suite)",
+    )
+    parser.add_argument(
+        "--seed", type=int, default=DEFAULT_SEED, help="opening order seed"
+    )
+    parser.add_argument(
+        "--opening-offset",
+        type=int,
+        default=0,
+        help="skip this many openings of the order",
+    )
+    parser.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="play pairs on a Dask cluster, e.g. tcp://host:8786",
     )
     add_limit_arguments(parser)
     add_adjudication_arguments(parser)
@@ -999,16 +1141,21 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def limits_from_arguments(arguments: argparse.Namespace) -> GameLimits:
-    """Return the search limits given on the command line; raise ValueError naming a bad one."""
+    """Return the search limits given on the command line;
+    raise ValueError naming a bad one."""
     positive = {"--movetime": arguments.movetime, "--nodes": arguments.nodes,
                 "--depth": arguments.depth, "--move-timeout": arguments.move_timeout}
     for option, value in positive.items():
         if value is not None and not 0 < value < math.inf:
             raise ValueError(f"{option} must be a positive number, not {value}")
     if not 0 <= arguments.time_margin < math.inf:
-        raise ValueError(f"--time-margin must be 0 or more, not {arguments.time_margin}")
+        raise ValueError(
+            f"--time-margin must be 0 or more, not {arguments.time_margin}"
+        )
     try:
-        base, increment = parse_time_control(arguments.tc) if arguments.tc else (None, 0.0)
+        base, increment = (
+            parse_time_control(arguments.tc) if arguments.tc else (None, 0.0)
+        )
     except ValueError as error:
         raise ValueError(f"--tc: {error}") from None
     limits = GameLimits(
@@ -1037,7 +1184,9 @@ def adjudication_from_arguments(arguments: argparse.Namespace) -> Adjudication:
     )
 
 
-def engines_from_arguments(arguments: argparse.Namespace) -> tuple[EngineSpec, EngineSpec]:
+def engines_from_arguments(
+    arguments: argparse.Namespace,
+) -> tuple[EngineSpec, EngineSpec]:
     """Return the two engine specs, renaming the second if both have the same name."""
     if len(arguments.engine) != 2:
         raise ValueError("give exactly two --engine specs")
@@ -1049,7 +1198,8 @@ def engines_from_arguments(arguments: argparse.Namespace) -> tuple[EngineSpec, E
 
 
 def default_openings() -> tuple[list[Opening], str]:
-    """Return the book's suite of openings and its path, or the built-in lines without it."""
+    """Return the book's suite of openings and its path,
+    or the built-in lines without it."""
     try:
         path = book_suite_path()
     except FileNotFoundError:
@@ -1065,7 +1215,9 @@ def settings_from_arguments(arguments: argparse.Namespace) -> MatchSettings:
     if arguments.games < 1 or arguments.concurrency < 1:
         raise ValueError("--games and --concurrency must be at least 1")
     if arguments.resume and arguments.json is None:
-        raise ValueError("--resume needs --json: the journal lives beside the JSON file")
+        raise ValueError(
+            "--resume needs --json: the journal lives beside the JSON file"
+        )
     if arguments.openings:
         book, source = load_openings(arguments.openings), str(arguments.openings)
     else:
@@ -1096,16 +1248,25 @@ def write_outputs(state: MatchState, summary: dict[str, object]) -> None:
     """Write the PGN of every game and the JSON summary, where paths were given."""
     settings = state.settings
     if settings.pgn_path is not None:
-        settings.pgn_path.write_text("".join(result.pgn + "\n\n" for result in state.results))
+        settings.pgn_path.write_text(
+            "".join(result.pgn + "\n\n" for result in state.results)
+        )
     if settings.json_path is not None:
         settings.json_path.write_text(json.dumps(summary, indent=2) + "\n")
 
 
 def clock_load_note(settings: MatchSettings, cores: int) -> str | None:
-    """Return a warning when a clock match plays as many pairs at once as there are cores."""
-    if settings.limits.uses_clock and settings.scheduler is None and settings.concurrency >= cores:
-        return (f"match: note: --concurrency {settings.concurrency} on {cores} cores under a "
-                f"clock; the load may cost the engines time (use fewer than {cores})")
+    """Return a warning when a clock match plays as many pairs at once as
+    there are cores."""
+    if (
+        settings.limits.uses_clock
+        and settings.scheduler is None
+        and settings.concurrency >= cores
+    ):
+        return (
+            f"match: note: --concurrency {settings.concurrency} on {cores} cores under"
+            f" a clock; the load may cost the engines time (use fewer than {cores})"
+        )
     return None
 
 
@@ -1119,8 +1280,11 @@ def main(arguments: list[str] | None = None) -> int:
     except (ValueError, OSError) as error:
         parser.error(str(error))
     if settings.games != namespace.games:
-        print(f"match: {namespace.games} games rounded up to {settings.games} (whole pairs)",
-              file=sys.stderr)
+        print(
+            f"match: {namespace.games} games rounded up to {settings.games}"
+            " (whole pairs)",
+            file=sys.stderr,
+        )
     if (note := clock_load_note(settings, os.cpu_count() or 1)) is not None:
         print(note, file=sys.stderr)
     try:

@@ -1,7 +1,8 @@
 # Generated from the book by tools/literate, from chapters stage-07.1-matches.
 # Do not edit: change the chapters and run `make tangle`.
 
-"""Opening positions for engine matches: a built-in book, the book's suite, files, selection."""
+"""Opening positions for engine matches: a built-in book,
+the book's suite, files, selection."""
 
 from __future__ import annotations
 
@@ -89,14 +90,16 @@ NON_MOVE_TOKEN_PATTERN = re.compile(r"^(\d+\.+|1-0|0-1|1/2-1/2|\*)$")
 
 @dataclass(frozen=True)
 class Opening:
-    """A start position plus the moves (UCI) played from it before the engines take over."""
+    """A start position plus the moves (UCI) played from it before the
+    engines take over."""
 
     name: str
     start_fen: str
     moves: tuple[str, ...]
 
     def board(self) -> chess.Board:
-        """Return the board after the opening moves, with the moves on its move stack."""
+        """Return the board after the opening moves,
+        with the moves on its move stack."""
         board = chess.Board(self.start_fen)
         for move in self.moves:
             board.push_uci(move)
@@ -104,7 +107,8 @@ class Opening:
 
 
 def parse_move_list(text: str, start_fen: str = chess.STARTING_FEN) -> tuple[str, ...]:
-    """Return the UCI moves of a SAN or UCI move list, which may contain move numbers."""
+    """Return the UCI moves of a SAN or UCI move list,
+    which may contain move numbers."""
     board = chess.Board(start_fen)
     moves: list[str] = []
     for token in text.split():
@@ -128,7 +132,8 @@ def builtin_openings() -> list[Opening]:
 
 
 def line_reaching(comment: str, board: chess.Board) -> tuple[str, ...] | None:
-    """Return the UCI moves of `comment` if it is a line from the start that reaches `board`."""
+    """Return the UCI moves of `comment` if it is a line from the start
+    that reaches `board`."""
     try:
         moves = parse_move_list(comment)
     except ValueError:
@@ -138,7 +143,8 @@ def line_reaching(comment: str, board: chess.Board) -> tuple[str, ...] | None:
 
 
 def opening_from_position_line(line: str, name: str) -> Opening:
-    """Return the opening of one FEN or EPD line; EPD's "id" names it, its "c0" line replays it."""
+    """Return the opening of one FEN or EPD line; EPD's "id" names it,
+    its "c0" line replays it."""
     try:
         board = chess.Board(line)
     except ValueError:
@@ -162,7 +168,8 @@ def opening_from_text_line(line: str, name: str) -> Opening:
 
 
 def load_text_openings(path: Path) -> list[Opening]:
-    """Return the openings of a text or EPD file, one per line; a line starting '#' is a comment."""
+    """Return the openings of a text or EPD file, one per line;
+    a line starting '#' is a comment."""
     openings: list[Opening] = []
     for line_number, raw_line in enumerate(path.read_text().splitlines(), start=1):
         line = raw_line.strip()
@@ -172,7 +179,8 @@ def load_text_openings(path: Path) -> list[Opening]:
             openings.append(opening_from_text_line(line, f"{path.name}:{line_number}"))
         except ValueError as error:
             raise ValueError(
-                f"{path}, line {line_number}: not a FEN, EPD record or move list: {error}"
+                f"{path}, line {line_number}: not a FEN, EPD record or move list:"
+                f" {error}"
             ) from error
     return openings
 
@@ -183,14 +191,17 @@ def load_pgn_openings(path: Path) -> list[Opening]:
     with path.open() as handle:
         while (game := chess.pgn.read_game(handle)) is not None:
             default_name = f"{path.name}#{len(openings) + 1}"
-            name = game.headers.get("Opening") or game.headers.get("Event") or default_name
+            name = (
+                game.headers.get("Opening") or game.headers.get("Event") or default_name
+            )
             moves = tuple(move.uci() for move in game.mainline_moves())
             openings.append(Opening(name, game.board().fen(), moves))
     return openings
 
 
 def load_openings(path: Path) -> list[Opening]:
-    """Return the openings of a PGN file (by suffix) or of a FEN/EPD/move-list text file."""
+    """Return the openings of a PGN file (by suffix) or of a
+    FEN/EPD/move-list text file."""
     if path.suffix.lower() == ".pgn":
         openings = load_pgn_openings(path)
     else:
@@ -201,7 +212,8 @@ def load_openings(path: Path) -> list[Opening]:
 
 
 def select_openings(openings: list[Opening], count: int, seed: int) -> list[Opening]:
-    """Return `count` openings drawn in a seeded random order, cycling through the whole list.
+    """Return `count` openings drawn in a seeded random order,
+    cycling through the whole list.
 
     Each pass is a fresh shuffle of every opening, so no opening repeats
     before all have been used, and the same seed always gives the same list.
@@ -221,13 +233,17 @@ SUITE_RELATIVE_PATH = Path("book/data/openings/openings.epd")
 
 
 def book_suite_path() -> Path:
-    """Return the path of the book's opening suite, searched upwards from this module."""
+    """Return the path of the book's opening suite,
+    searched upwards from this module."""
     for folder in Path(__file__).resolve().parents:
         if (folder / SUITE_RELATIVE_PATH).exists():
             return folder / SUITE_RELATIVE_PATH
-    raise FileNotFoundError(f"{SUITE_RELATIVE_PATH} not found above {Path(__file__).parent}")
+    raise FileNotFoundError(
+        f"{SUITE_RELATIVE_PATH} not found above {Path(__file__).parent}"
+    )
 
 
 def book_suite() -> list[Opening]:
-    """Return the book's opening suite (tools/make_openings.py), named by the EPD ids."""
+    """Return the book's opening suite (tools/make_openings.py),
+    named by the EPD ids."""
     return load_openings(book_suite_path())

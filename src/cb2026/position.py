@@ -444,8 +444,10 @@ class Position:
     def copy(self) -> Position:
         """Return an independent copy of the position, with its history."""
         twin = Position(self.board.copy(), self.side_to_move, self.castling_rights,
-                        self.en_passant_square, self.halfmove_clock, self.fullmove_number)
-        twin.undo_stack = self.undo_stack.copy()  # its entries are tuples, safe to share
+                        self.en_passant_square, self.halfmove_clock,
+                        self.fullmove_number)
+        # Its entries are tuples, safe to share
+        twin.undo_stack = self.undo_stack.copy()
         return twin
 
 

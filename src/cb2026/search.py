@@ -173,18 +173,20 @@ class Searcher:
         return score, (pv[0] if pv else None), pv
 
     def check_limits(self) -> None:
-        """Raise SearchStoppedError if the search was told to stop or has reached a limit."""
+        """Raise SearchStoppedError if the search was told to stop or has
+        reached a limit."""
         now = time.monotonic()
         self.notice_ponderhit()
         if (self.stop_event.is_set() or self.notes.nodes >= self.node_limit
                 or now >= self.hard_deadline):
             raise SearchStoppedError
-        # Check again after NODES_BETWEEN_CHECKS nodes (negamax sets that); sooner near the
-        # deadline, and exactly at the node limit.
+        # Check again after NODES_BETWEEN_CHECKS nodes (negamax sets that); sooner near
+        # the deadline, and exactly at the node limit.
         if self.hard_deadline - now < DEADLINE_NEAR:
             self.next_check = min(self.next_check,
                                   self.notes.nodes + NODES_BETWEEN_CHECKS_NEAR_DEADLINE)
-        if self.node_limit < self.next_check:  # (node_limit is a float: infinity without one)
+        # (node_limit is a float: infinity without one)
+        if self.node_limit < self.next_check:
             self.next_check = int(self.node_limit)
 
     def negamax(
@@ -403,21 +405,25 @@ class Searcher:
         return self.unsearched_move(position), last
 
     def unsearched_move(self, position: Position) -> Move | None:
-        """Return the move to play when none was searched: the first in the search's order."""
+        """Return the move to play when none was searched:
+        the first in the search's order."""
         moves = self.allowed_root_moves(legal_moves(position))
         return self.order_moves(position, moves)[0] if moves else None
 
     def prepare_to_think(self, position: Position, limits: Limits) -> float:
-        """Set up the state of a new search within `limits`; return its soft time limit."""
+        """Set up the state of a new search within `limits`;
+        return its soft time limit."""
         self.start_search()
         self.start_time = time.monotonic()
         soft, self.hard_time = allocate_time(limits, position.side_to_move)
-        # A pondering search has no clock until `ponderhit` starts it (notice_ponderhit).
+        # A pondering search has no clock until `ponderhit`
+        # starts it (notice_ponderhit).
         self.clock_start = self.hard_deadline = NO_LIMIT
         if not limits.ponder:
             self.start_clock(self.start_time)
         self.searchmoves = limits.searchmoves
-        self.next_check = 1  # the root checks first: a `stop` or a spent clock count at once
+        # The root checks first: a `stop` or a spent clock count at once
+        self.next_check = 1
         self.node_limit = NO_LIMIT  # depth 1 always completes, whatever `go nodes` says
         self.completed_depth = 0
         self.previous_best_move = None
@@ -426,14 +432,17 @@ class Searcher:
     def note_complete_iteration(self, iteration: Iteration, limits: Limits) -> None:
         """Remember a complete iteration; from now on `go nodes` counts."""
         self.completed_depth = iteration.depth
-        self.previous_best_move = iteration.pv[0]  # the next iteration searches it first
+        # The next iteration searches it first
+        self.previous_best_move = iteration.pv[0]
         if limits.nodes is not None:
-            self.node_limit = float(limits.nodes)  # (a float, like the NO_LIMIT it replaces)
+            # (a float, like the NO_LIMIT it replaces)
+            self.node_limit = float(limits.nodes)
             self.next_check = min(self.next_check, limits.nodes)  # stop exactly at N
         self.notice_ponderhit()
 
     def previous_best_first(self, moves: list[Move]) -> list[Move]:
-        """Return the root's moves with the previous iteration's best move moved to the front."""
+        """Return the root's moves with the previous iteration's best move moved
+        to the front."""
         previous = self.previous_best_move
         if previous in moves:  # None (at depth 1) is in no list of moves
             moves.remove(previous)
@@ -441,12 +450,14 @@ class Searcher:
         return moves
 
     def allowed_root_moves(self, moves: list[Move]) -> list[Move]:
-        """Return the root's moves that `go searchmoves` allows (all of them if it named none)."""
+        """Return the root's moves that `go searchmoves` allows (all of them if
+        it named none)."""
         allowed = [move for move in moves if move in self.searchmoves]
         return allowed or moves
 
     def has_enough(self, iteration: Iteration, limits: Limits, soft: float) -> bool:
-        """Return True if the search should start no further iteration after `iteration`."""
+        """Return True if the search should start no further
+        iteration after `iteration`."""
         if limits.mate is not None and is_mate_score(iteration.score):
             return 0 < mate_in_moves(iteration.score) <= limits.mate
         if is_mate_score(iteration.score) and not limits.infinite:
@@ -454,26 +465,32 @@ class Searcher:
             return abs(mate_in_moves(iteration.score)) * 2 <= iteration.depth
         return iteration.elapsed >= soft
 
-    # When `ponderhit` (or `stop`) was read; set before ponderhit_event, read only after it.
+    # When `ponderhit` (or `stop`) was read; set before ponderhit_event,
+    # read only after it.
     ponderhit_time: float = NO_LIMIT
 
     def stop(self) -> None:
-        """End the search from another thread (the `stop` command): it answers at once."""
+        """End the search from another thread (the `stop` command):
+        it answers at once."""
         self.stop_event.set()
-        self.ponderhit(time.monotonic())  # a finished pondering search waits for this too
+        # A finished pondering search waits for this too
+        self.ponderhit(time.monotonic())
 
     def ponderhit(self, now: float) -> None:
-        """Tell the search from another thread that the predicted move was played at `now`."""
+        """Tell the search from another thread that the predicted move was
+        played at `now`."""
         self.ponderhit_time = now
         self.ponderhit_event.set()
 
     def start_clock(self, now: float) -> None:
-        """Let the time limits count from `now`: the start of the search, or a `ponderhit`."""
+        """Let the time limits count from `now`: the start of the search,
+        or a `ponderhit`."""
         self.clock_start = now
         self.hard_deadline = now + self.hard_time
 
     def notice_ponderhit(self) -> None:
-        """Start the clock of a pondering search from the moment `ponderhit` came, if it has."""
+        """Start the clock of a pondering search from the moment `ponderhit` came,
+        if it has."""
         if self.clock_start == NO_LIMIT and self.ponderhit_event.is_set():
             self.start_clock(self.ponderhit_time)
 
@@ -532,7 +549,8 @@ MAX_DEPTH = 64
 
 
 class SearchStoppedError(Exception):
-    """Raised inside the search when it must stop; the node being searched is abandoned."""
+    """Raised inside the search when it must stop;
+    the node being searched is abandoned."""
 
 
 @dataclass
@@ -557,7 +575,8 @@ class Iteration:
 
 
 def depth_limit(limits: Limits) -> int:
-    """Return the deepest iteration `limits` allow: `go depth`, `go mate` and MAX_DEPTH."""
+    """Return the deepest iteration `limits` allow: `go depth`,
+    `go mate` and MAX_DEPTH."""
     depth = MAX_DEPTH if limits.depth is None else min(limits.depth, MAX_DEPTH)
     if limits.mate is not None:
         # Every mate in N moves is seen, by negamax rather than quiescence, at depth 2N.
