@@ -421,8 +421,10 @@ def run_search(session: Session, position: Position, limits: Limits) -> None:
 def move_after_failure(
     root: Position, reported: list[Iteration]
 ) -> tuple[Move | None, Iteration | None]:
-    """Return the move to play after a failed search: the last result's, else a legal one."""
-    # A failed window's report is a bound: its move, if any, was never searched to the end.
+    """Return the move to play after a failed search: the last result's,
+    else a legal one."""
+    # A failed window's report is a bound: its move, if any,
+    # was never searched to the end.
     results = [iteration for iteration in reported
                if iteration.pv and iteration.bound == Bound.EXACT]
     if results:
@@ -453,14 +455,18 @@ def option_name(technique: str) -> str:
 
 
 def option_lines(session: Session) -> list[str]:
-    """Return the `option` lines that `uci` answers with: table, Ponder, technique switches."""
+    """Return the `option` lines that `uci` answers with: table,
+    Ponder, technique switches."""
     return [
-        f"option name Hash type spin default {DEFAULT_HASH_MB} min 1 max {MAXIMUM_HASH_MB}",
+        f"option name Hash type spin default {DEFAULT_HASH_MB}"
+        f" min 1 max {MAXIMUM_HASH_MB}",
         "option name Clear Hash type button",
-        f"option name TableSlots type spin default 0 min 0 max {entry_count(MAXIMUM_HASH_MB)}",
+        "option name TableSlots type spin default 0"
+        f" min 0 max {entry_count(MAXIMUM_HASH_MB)}",
         "option name Ponder type check default false",
     ] + [
-        f"option name {option_name(field.name)} type check default {str(field.default).lower()}"
+        f"option name {option_name(field.name)} type check"
+        f" default {str(field.default).lower()}"
         for field in dataclasses.fields(Techniques)
     ]
 
@@ -479,18 +485,23 @@ def apply_option(session: Session, name: str, value: str) -> None:
     if session.is_searching():
         raise CommandError("options cannot change during a search (send 'stop' first)")
     if name.lower() == "hash":
-        # Chapter 3's parse_count, as for every number of a command: at most MAX_DIGITS digits.
+        # Chapter 3's parse_count, as for every number of a command:
+        # at most MAX_DIGITS digits.
         megabytes = parse_count(value)
         if megabytes is None or not 1 <= megabytes <= MAXIMUM_HASH_MB:
-            raise CommandError(f"option Hash needs megabytes from 1 to {MAXIMUM_HASH_MB}, "
-                               f"not {quoted(value)}")
+            raise CommandError(
+                f"option Hash needs megabytes from 1 to {MAXIMUM_HASH_MB}, "
+                f"not {quoted(value)}"
+            )
         session.searcher.tt.resize(megabytes, session.searcher.tt.slots_asked)
         return
     if name.lower() == "tableslots":
         slots, most = parse_count(value), entry_count(MAXIMUM_HASH_MB)
         if slots is None or not 0 <= slots <= most:
-            raise CommandError(f"option TableSlots needs a number of slots from 0 (as many as "
-                               f"Hash holds) to {most}, not {quoted(value)}")
+            raise CommandError(
+                f"option TableSlots needs a number of slots from 0 (as many as "
+                f"Hash holds) to {most}, not {quoted(value)}"
+            )
         session.searcher.tt.resize(session.searcher.tt.megabytes, slots)
         return
     if name.lower() == "clear hash":
@@ -545,7 +556,8 @@ def score_text(score: int) -> str:
 
 
 def uci_info_line(session: Session, iteration: Iteration) -> str:
-    """Return the `info` line that reports one iteration, or one failed window, to a GUI."""
+    """Return the `info` line that reports one iteration, or one failed window,
+    to a GUI."""
     milliseconds = int(iteration.elapsed * 1000)
     nps = int(iteration.nodes / iteration.elapsed) if iteration.elapsed > 0 else 0
     line = (f"info depth {iteration.depth} seldepth {iteration.seldepth} "
@@ -578,7 +590,8 @@ def moves_after_last_position(
 
 
 def human_info_line(iteration: Iteration) -> str:
-    """Return one iteration as a line for a person: pawns, thousands of nodes, seconds."""
+    """Return one iteration as a line for a person: pawns,
+    thousands of nodes, seconds."""
     if is_mate_score(iteration.score):
         score = f"#{mate_in_moves(iteration.score)}"
     else:

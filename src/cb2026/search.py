@@ -117,9 +117,11 @@ class Notes:
 
     tt_cutoffs: int = 0  # ... whose stored score settled the position at once
 
-    pvs_researches: int = 0  # moves that beat alpha in a null window and were searched again
+    # Moves that beat alpha in a null window and were searched again
+    pvs_researches: int = 0
 
-    aspiration_fail_highs: int = 0  # iterations whose score reached the top of their window
+    # Iterations whose score reached the top of their window
+    aspiration_fail_highs: int = 0
 
     aspiration_fail_lows: int = 0  # ... and those whose score fell to its bottom
 
@@ -137,7 +139,8 @@ class Searcher:
         """Create a searcher; by default every technique is on."""
         self.techniques = techniques or Techniques()
         self.notes = Notes()
-        self.next_check = NODES_BETWEEN_CHECKS  # the node count at which to check_limits
+        # The node count at which to check_limits
+        self.next_check = NODES_BETWEEN_CHECKS
         # Set by another thread (the `stop` command) to end the search at once.
         self.stop_event = threading.Event()
         self.node_limit = NO_LIMIT
@@ -147,16 +150,21 @@ class Searcher:
         self.elapsed = 0.0  # seconds the last think() took
         self.root_score = -INFINITY  # the score of the root's best fully searched move
         self.previous_best_move: Move | None = None  # the root searches it first
-        # Set by `ponderhit` (or `stop`): a pondering search may start its clock, and answer.
+        # Set by `ponderhit` (or `stop`): a pondering search may start its
+        # clock, and answer.
         self.ponderhit_event = threading.Event()
-        self.clock_start = 0.0  # when the time limits began to count (NO_LIMIT: pondering)
+        # When the time limits began to count (NO_LIMIT: pondering)
+        self.clock_start = 0.0
         self.hard_time = NO_LIMIT  # seconds from clock_start to the hard deadline
-        self.searchmoves: list[Move] = []  # `go searchmoves`: the root searches only these
-        # The table outlives a search: the next move's search starts from what this one found.
+        # `go searchmoves`: the root searches only these
+        self.searchmoves: list[Move] = []
+        # The table outlives a search: the next move's search starts from what
+        # this one found.
         self.tt = TranspositionTable(DEFAULT_HASH_MB)
 
     def start_search(self) -> None:
-        """Get ready for a new search: fresh notes, and a new generation in the table."""
+        """Get ready for a new search: fresh notes,
+        and a new generation in the table."""
         self.notes = Notes()
         self.next_check = NODES_BETWEEN_CHECKS
         self.tt.new_search()
@@ -190,9 +198,11 @@ class Searcher:
             self.next_check = int(self.node_limit)
 
     def negamax(
-        self, position: Position, depth: int, alpha: int, beta: int, ply: int, pv: list[Move]
+        self, position: Position, depth: int, alpha: int, beta: int, ply: int,
+        pv: list[Move],
     ) -> int:
-        """Return the score of `position` searched `depth` plies deep; put its best line in `pv`."""
+        """Return the score of `position` searched `depth` plies deep;
+        put its best line in `pv`."""
         if depth <= 0:
             return self.leaf_score(position, alpha, beta, ply)
         notes = self.notes
@@ -208,8 +218,8 @@ class Searcher:
             return -MATE + ply if is_in_check(position) else DRAW
         # TT: a stored result may answer this window (below the root only: the root must
         # return a move), and any entry has a move to try first.  A window wider than a
-        # null window marks a PV node: with PVS, one reached by a PV node's first move or
-        # by a re-search.
+        # null window marks a PV node: with PVS, one reached by a PV node's first move
+        # or by a re-search.
         tt_move = None
         tt_pv = beta - alpha > 1
         if self.techniques.tt:
@@ -241,21 +251,28 @@ class Searcher:
         best = -INFINITY
         best_move = None
         child_pv: list[Move] = []
-        # PVS: null windows pay only where alpha-beta prunes (with it off, this is minimax).
+        # PVS: null windows pay only where alpha-beta prunes (with it off,
+        # this is minimax).
         null_windows = self.techniques.pvs and self.techniques.alphabeta
         for index, move in enumerate(moves):
             position.make_move(move)
             child_pv.clear()
             if index == 0 or not null_windows:
-                score = -self.negamax(position, depth - 1, -beta, -alpha, ply + 1, child_pv)
+                score = -self.negamax(
+                    position, depth - 1, -beta, -alpha, ply + 1, child_pv
+                )
             else:
                 # PVS: is this move better than alpha?  A null window answers only that.
-                score = -self.negamax(position, depth - 1, -alpha - 1, -alpha, ply + 1, child_pv)
+                score = -self.negamax(
+                    position, depth - 1, -alpha - 1, -alpha, ply + 1, child_pv
+                )
                 if alpha < score < beta:
                     # PVS: better, by an unknown margin: the whole window measures it.
                     notes.pvs_researches += 1
                     child_pv.clear()
-                    score = -self.negamax(position, depth - 1, -beta, -alpha, ply + 1, child_pv)
+                    score = -self.negamax(
+                        position, depth - 1, -beta, -alpha, ply + 1, child_pv
+                    )
             position.unmake_move()
             if score <= best:
                 continue
@@ -267,7 +284,8 @@ class Searcher:
                 if not ply:
                     self.root_score = score  # a stopped iteration may play this move
             if score >= beta and self.techniques.alphabeta:
-                # The opponent will not allow this position: its other moves cannot matter.
+                # The opponent will not allow this position:
+                # its other moves cannot matter.
                 notes.cutoffs += 1
                 if index == 0:
                     notes.first_move_cutoffs += 1
@@ -280,9 +298,12 @@ class Searcher:
             elif best > original_alpha:
                 bound = Bound.EXACT
             else:
-                bound = Bound.UPPER  # all moves stayed at or below alpha: none to recommend
+                # All moves stayed at or below alpha: none to recommend
+                bound = Bound.UPPER
                 best_move = None
-            self.tt.store(position.key, best_move, score_to_tt(best, ply), depth, bound, tt_pv)
+            self.tt.store(
+                position.key, best_move, score_to_tt(best, ply), depth, bound, tt_pv
+            )
         return best
 
     def leaf_score(self, position: Position, alpha: int, beta: int, ply: int) -> int:
@@ -358,9 +379,14 @@ class Searcher:
         return noisy
 
     def iterate(
-        self, position: Position, depth: int, alpha: int = -INFINITY, beta: int = INFINITY
+        self,
+        position: Position,
+        depth: int,
+        alpha: int = -INFINITY,
+        beta: int = INFINITY,
     ) -> Iteration | None:
-        """Search `depth` plies deep in (alpha, beta); None if stopped before a move beat alpha."""
+        """Search `depth` plies deep in (alpha, beta);
+        None if stopped before a move beat alpha."""
         root_moves_made = len(position.undo_stack)
         pv: list[Move] = []
         complete = True
@@ -374,27 +400,33 @@ class Searcher:
                 return None  # no root move finished with a score above alpha
             score, complete = self.root_score, False
         elapsed = time.monotonic() - self.start_time
-        return Iteration(depth, score, pv, self.notes.nodes, self.notes.seldepth, elapsed,
-                         complete)
+        return Iteration(
+            depth, score, pv, self.notes.nodes, self.notes.seldepth, elapsed, complete
+        )
 
     def think(
         self, position: Position, limits: Limits, report: Callable[[Iteration], None]
     ) -> tuple[Move | None, Iteration | None]:
-        """Search deeper and deeper until a limit stops it; return the best move and last result."""
+        """Search deeper and deeper until a limit stops it;
+        return the best move and last result."""
         soft = self.prepare_to_think(position, limits)
         last: Iteration | None = None
         for depth in range(1, depth_limit(limits) + 1):
             iteration = self.search_with_aspiration(position, depth, last, report)
             if iteration is None:
-                break  # stopped before one root move was done: the last iteration stands
+                # Stopped before one root move was done: the last iteration stands
+                break
             last = iteration
             report(iteration)
             if not iteration.complete or not iteration.pv:
                 break  # stopped, or no legal move at the root
             self.note_complete_iteration(iteration, limits)
-            if self.has_enough(iteration, limits, self.clock_start - self.start_time + soft):
+            if self.has_enough(
+                iteration, limits, self.clock_start - self.start_time + soft
+            ):
                 break
-        # `go infinite` answers only after `stop`, `go ponder` only after `ponderhit` or `stop`.
+        # `go infinite` answers only after `stop`,
+        # `go ponder` only after `ponderhit` or `stop`.
         if limits.infinite:
             self.stop_event.wait()
         elif limits.ponder:
@@ -498,9 +530,14 @@ class Searcher:
         self, position: Position, depth: int, previous: Iteration | None,
         report: Callable[[Iteration], None],
     ) -> Iteration | None:
-        """Search to `depth` in a window around the last score, widened until the score fits."""
-        if (previous is None or not self.techniques.aspiration or depth < ASPIRATION_DEPTH
-                or is_mate_score(previous.score)):
+        """Search to `depth` in a window around the last score,
+        widened until the score fits."""
+        if (
+            previous is None
+            or not self.techniques.aspiration
+            or depth < ASPIRATION_DEPTH
+            or is_mate_score(previous.score)
+        ):
             return self.iterate(position, depth)  # the whole window
         delta = ASPIRATION_DELTA
         alpha, beta = previous.score - delta, previous.score + delta
@@ -508,13 +545,17 @@ class Searcher:
         while True:
             iteration = self.iterate(position, depth, alpha, beta)
             if iteration is None and failed:
-                # Stopped before a move of the re-search scored inside its window, while the last
-                # thing the GUI heard is a bound: it is told again what will be played, the last
-                # result.
-                return Iteration(previous.depth, previous.score, previous.pv, self.notes.nodes,
-                                 self.notes.seldepth, time.monotonic() - self.start_time,
-                                 complete=False)
-            if iteration is None or not iteration.complete or alpha < iteration.score < beta:
+                # Stopped before a move of the re-search scored inside its window, while
+                # the last thing the GUI heard is a bound: it is told again what will be
+                # played, the last result.
+                return Iteration(previous.depth, previous.score, previous.pv,
+                                 self.notes.nodes, self.notes.seldepth,
+                                 time.monotonic() - self.start_time, complete=False)
+            if (
+                iteration is None
+                or not iteration.complete
+                or alpha < iteration.score < beta
+            ):
                 return iteration  # stopped, or the score lies inside the window: exact
             failed = True
             delta *= 2
@@ -525,7 +566,8 @@ class Searcher:
             else:
                 self.notes.aspiration_fail_highs += 1
                 iteration.bound = Bound.LOWER
-                self.previous_best_move = iteration.pv[0]  # the re-search tries it first
+                # The re-search tries it first
+                self.previous_best_move = iteration.pv[0]
                 beta = iteration.score + delta
             report(iteration)
             if delta > ASPIRATION_LIMIT or is_mate_score(iteration.score):
@@ -599,7 +641,8 @@ NODES_BETWEEN_CHECKS_NEAR_DEADLINE = 16
 
 
 def score_to_tt(score: int, ply: int) -> int:
-    """Return `score` as the table stores it: mates counted from this position, not the root."""
+    """Return `score` as the table stores it: mates counted from this position,
+    not the root."""
     if score > MATE_THRESHOLD:
         return score + ply
     if score < -MATE_THRESHOLD:
@@ -608,7 +651,8 @@ def score_to_tt(score: int, ply: int) -> int:
 
 
 def score_from_tt(score: int, ply: int) -> int:
-    """Return a stored score as the search counts it at `ply`: mates from the root again."""
+    """Return a stored score as the search counts it at `ply`:
+    mates from the root again."""
     if score > MATE_THRESHOLD:
         return score - ply
     if score < -MATE_THRESHOLD:

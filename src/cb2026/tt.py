@@ -119,11 +119,13 @@ class TranspositionTable:
         self.resize(megabytes)
 
     def resize(self, megabytes: int, slots: int = 0) -> None:
-        """Make the table use `megabytes` of memory, or `slots` slots rounded up to whole buckets
-        if that is not 0 (the option TableSlots, for experiments); this empties it."""
+        """Make the table use `megabytes` of memory, or `slots` slots rounded up to
+        whole buckets if that is not 0 (the option TableSlots, for experiments);
+        this empties it."""
         self.megabytes = megabytes
         self.slots_asked = slots
-        whole_buckets = -(-slots // BUCKET_SIZE) * BUCKET_SIZE  # rounded up: 1 to 3 slots give 4
+        # Rounded up: 1 to 3 slots give 4
+        whole_buckets = -(-slots // BUCKET_SIZE) * BUCKET_SIZE
         self.size = whole_buckets or entry_count(megabytes)
         self.clear()
 
@@ -157,10 +159,11 @@ class TranspositionTable:
         return None
 
     def slot_to_store(self, key: Key) -> int:
-        """Return the slot for `key`: the one it already has, a free one, or the least valuable."""
+        """Return the slot for `key`: the one it already has, a free one,
+        or the least valuable."""
         slots = self.slots_for(key)
-        # Locals: the arrays are read once per slot in each loop below, and a local is cheaper
-        # to reach than an attribute.
+        # Locals: the arrays are read once per slot in each loop below, and a local is
+        # cheaper to reach than an attribute.
         keys = self.keys
         data = self.data
         for slot in slots:
@@ -172,15 +175,17 @@ class TranspositionTable:
         generation = self.generation
         return min(slots, key=lambda slot: entry_worth(data[slot], generation))
 
-    def store(self, key: Key, best_move: Move | None, score: int, depth: int, bound: Bound,
-              pv: bool) -> None:
-        """Store a search result for `key`, unless the slot holds something worth more."""
+    def store(self, key: Key, best_move: Move | None, score: int, depth: int,
+              bound: Bound, pv: bool) -> None:
+        """Store a search result for `key`, unless the slot holds
+        something worth more."""
         slot = self.slot_to_store(key)
         packed = self.data[slot]
         same_key = self.keys[slot] == key and packed != 0
         if packed and not same_key:
             old = unpack(self.keys[slot], packed)
-            # Refused: the deeper result already there took this search more nodes to find.
+            # Refused: the deeper result already there took this search more
+            # nodes to find.
             if old.generation == self.generation and depth < old.depth:
                 return
         if best_move is None and same_key:
@@ -207,7 +212,8 @@ AGE_WEIGHT = 8
 
 
 def entry_worth(packed: int, generation: int) -> int:
-    """Return how much keeping a stored entry is worth: deep and recent is worth most."""
+    """Return how much keeping a stored entry is worth:
+    deep and recent is worth most."""
     # Modulo 256, as the generation wraps; the PV bit above the generation counts 256
     # after the shift, which the same mask drops.
     age = (generation - (packed >> GENERATION_SHIFT)) & 0xFF
