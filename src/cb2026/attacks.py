@@ -10,7 +10,18 @@ and no move generator ever has to ask whether a step falls off the board.
 
 from __future__ import annotations
 
-from cb2026.board import BISHOP, KING, KNIGHT, PAWN, QUEEN, ROOK, WHITE_BIT, Colour, Piece, Square
+from cb2026.board import (
+    BISHOP,
+    KING,
+    KNIGHT,
+    PAWN,
+    QUEEN,
+    ROOK,
+    WHITE_BIT,
+    Colour,
+    Piece,
+    Square,
+)
 
 Step = tuple[int, int]
 Targets = tuple[Square, ...]

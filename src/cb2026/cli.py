@@ -1,5 +1,6 @@
-# Generated from the book by tools/literate, from chapters stage-01-board, stage-02-moves,
-# stage-03-legal, stage-04-zobrist, stage-07-uci, stage-08-tt, stage-09-pvs.
+# Generated from the book by tools/literate, from chapters stage-01-board,
+# stage-02-moves, stage-03-legal, stage-04-zobrist, stage-07-uci, stage-08-tt,
+# stage-09-pvs.
 # Do not edit: change the chapters and run `make tangle`.
 
 """The console front end: a UCI-style command loop on standard input and output.
@@ -24,7 +25,14 @@ from cb2026.move import Move, MoveError, move_to_uci, parse_uci_move
 from cb2026.perft import divide
 from cb2026.position import FenError, Position
 from cb2026.rules import legal_moves
-from cb2026.search import MAX_DEPTH, Iteration, Searcher, Techniques, is_mate_score, mate_in_moves
+from cb2026.search import (
+    MAX_DEPTH,
+    Iteration,
+    Searcher,
+    Techniques,
+    is_mate_score,
+    mate_in_moves,
+)
 from cb2026.tt import DEFAULT_HASH_MB, MAXIMUM_HASH_MB, Bound, entry_count
 
 ENGINE_NAME = "cb2026"

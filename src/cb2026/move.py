@@ -16,7 +16,16 @@ to send every plain move down its fast path.
 
 from __future__ import annotations
 
-from cb2026.board import BISHOP, KNIGHT, QUEEN, ROOK, PieceType, Square, parse_square, square_name
+from cb2026.board import (
+    BISHOP,
+    KNIGHT,
+    QUEEN,
+    ROOK,
+    PieceType,
+    Square,
+    parse_square,
+    square_name,
+)
 
 Move = int
 MoveFlag = int

@@ -1,5 +1,5 @@
-# Generated from the book by tools/literate, from chapters stage-01-board, stage-02-moves,
-# stage-04-zobrist, stage-07-uci.
+# Generated from the book by tools/literate, from chapters stage-01-board,
+# stage-02-moves, stage-04-zobrist, stage-07-uci.
 # Do not edit: change the chapters and run `make tangle`.
 
 """The Position class: the board plus side to move, castling, en passant and clocks.
@@ -61,7 +61,13 @@ from cb2026.board import (
     square_name,
 )
 from cb2026.move import CASTLING, DOUBLE_PUSH, EN_PASSANT, Move
-from cb2026.zobrist import CASTLING_KEYS, EN_PASSANT_KEYS, PIECE_SQUARE_KEYS, SIDE_KEY, Key
+from cb2026.zobrist import (
+    CASTLING_KEYS,
+    EN_PASSANT_KEYS,
+    PIECE_SQUARE_KEYS,
+    SIDE_KEY,
+    Key,
+)
 
 STARTING_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 

@@ -28,7 +28,18 @@ from cb2026.attacks import (
     ROOK_RAYS,
     is_square_attacked,
 )
-from cb2026.board import BISHOP, BLACK_BIT, EMPTY, KNIGHT, PAWN, QUEEN, ROOK, Colour, Piece, Square
+from cb2026.board import (
+    BISHOP,
+    BLACK_BIT,
+    EMPTY,
+    KNIGHT,
+    PAWN,
+    QUEEN,
+    ROOK,
+    Colour,
+    Piece,
+    Square,
+)
 from cb2026.move import CASTLING, EN_PASSANT, Move
 from cb2026.movegen import pseudo_legal_moves
 from cb2026.position import Position

@@ -1,4 +1,5 @@
-# Generated from the book by tools/literate, from chapters stage-08-tt, stage-08.1-tt-buckets.
+# Generated from the book by tools/literate, from chapters stage-08-tt, stage-08.1-tt-
+# buckets.
 # Do not edit: change the chapters and run `make tangle`.
 
 """The transposition table: what the search learned about each position it visited.

@@ -19,7 +19,17 @@ The Position class already keeps an en-passant square only in that case.
 
 from __future__ import annotations
 
-from cb2026.board import BISHOP, BLACK, KING, KNIGHT, PAWN, QUEEN, ROOK, WHITE, make_piece
+from cb2026.board import (
+    BISHOP,
+    BLACK,
+    KING,
+    KNIGHT,
+    PAWN,
+    QUEEN,
+    ROOK,
+    WHITE,
+    make_piece,
+)
 
 Key = int
 

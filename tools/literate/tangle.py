@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from literate.book import Chapter, CodeCell
-from literate.imports import ImportBlock
+from literate.imports import LINE_LENGTH, ImportBlock
 
 PACKAGE = "cb2026"
 DOCSTRING = "__doc__"
@@ -643,7 +643,7 @@ def render_module(module: Module) -> str:
             "Generated from the book by tools/literate, from chapters "
             + ", ".join(module.chapters)
             + ".",
-            width=98,
+            width=LINE_LENGTH,
             initial_indent="# ",
             subsequent_indent="# ",
         )
