@@ -55,7 +55,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default="own",
         choices=["own", "all"],
         help="what each stage snapshot runs (tests/test_stages.py): its own stage's engine"
-        " tests and chapter (default), or all its engine tests (make test-stages, run by CI)",
+        " tests (default), or all its engine tests and its chapter (make test-stages, run by CI)",
     )
 
 

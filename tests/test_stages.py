@@ -1,12 +1,14 @@
 """Every stage's snapshot, built from the book, passes its tests and runs its chapter.
 
-By default (`make test`) a snapshot runs the engine tests declared for its own stage and its
-own chapter: every stage's engine is checked at the stage where its tests arrive, and the
-cost grows with the number of stages, not with its square. `--snapshots=all` (`make
+By default (`make test`) a snapshot runs the engine tests declared for its own stage: every
+stage's engine is checked at the stage where its tests arrive, and the cost grows with the
+number of stages, not with its square. Its chapter is not run again there: the main run
+already runs every chapter against the engine of its own stage (book/chapters/bookstage.py),
+which is the snapshot's package tangled from the same chapters. `--snapshots=all` (`make
 test-stages`, which CI runs) has each snapshot run every engine test it holds, slow ones
-included, so that an earlier stage's tests are checked against each later engine too. Tests of
-the book's tooling (`pytest.mark.tooling`) are the same files in every snapshot, so only the
-main run has them.
+included, and its chapter inside the snapshot's own tree, so that an earlier stage's tests are
+checked against each later engine too. Tests of the book's tooling (`pytest.mark.tooling`) are
+the same files in every snapshot, so only the main run has them.
 """
 
 from __future__ import annotations
@@ -51,14 +53,16 @@ def own_test_files(snapshot: Path, stage: str) -> list[str]:
 
 
 def snapshot_pytest_arguments(snapshot: Path, stage: str, scope: str) -> list[str]:
-    """What the snapshot's own pytest runs: its stage's engine tests and chapter, or (scope
-    "all") every test and its chapter."""
-    chapter = f"book/chapters/{stage}.md"
+    """What the snapshot's own pytest runs: its stage's engine tests (none: nothing to run),
+    or (scope "all") every test and its chapter."""
     # The tools are the same files in every snapshot; the main run tests them once.
     if scope == "all":
+        chapter = f"book/chapters/{stage}.md"
         # The snapshot's own copy of this module would build snapshots again.
         return ["tests", chapter, "--ignore=tests/test_stages.py", "-m", "not tooling"]
-    return [*own_test_files(snapshot, stage), chapter, "-m", "not slow and not tooling"]
+    own = own_test_files(snapshot, stage)
+    # Without test files, pytest would run every test it finds: an empty list says skip.
+    return [*own, "-m", "not slow and not tooling"] if own else []
 
 
 def test_own_test_files_are_those_declaring_the_stage(tmp_path: Path) -> None:
@@ -67,8 +71,10 @@ def test_own_test_files_are_those_declaring_the_stage(tmp_path: Path) -> None:
     (tmp_path / "tests" / "test_b.py").write_text('pytestmark = pytest.mark.stage("s-2")\n')
     assert own_test_files(tmp_path, "s-2") == ["tests/test_b.py"]
     arguments = snapshot_pytest_arguments(tmp_path, "s-2", "own")
-    assert arguments[:2] == ["tests/test_b.py", "book/chapters/s-2.md"]
-    assert "tests" in snapshot_pytest_arguments(tmp_path, "s-2", "all")
+    assert arguments[0] == "tests/test_b.py" and "book/chapters/s-2.md" not in arguments
+    assert snapshot_pytest_arguments(tmp_path, "s-3", "own") == []
+    assert snapshot_pytest_arguments(tmp_path, "s-2", "all")[:2] == [
+        "tests", "book/chapters/s-2.md"]
 
 
 @pytest.mark.slow
@@ -77,16 +83,18 @@ def test_own_test_files_are_those_declaring_the_stage(tmp_path: Path) -> None:
     # Each snapshot test belongs to its stage, so `--stage N` builds snapshots up to N.
     [pytest.param(c.stage_id, marks=pytest.mark.stage(c.stage_id)) for c in chapters(ROOT)],
 )
-def test_the_snapshot_passes_its_tests_and_runs_its_chapter(
+def test_the_snapshot_passes_its_tests(
     stage: str, tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:
     snapshot = build_snapshot(stage, tmp_path / stage, ROOT)
     own_chapters = sorted(path.stem for path in (snapshot / "book" / "chapters").glob("stage-*.md"))
     assert own_chapters[-1] == stage
-    scope = request.config.getoption("--snapshots")
+    arguments = snapshot_pytest_arguments(snapshot, stage, request.config.getoption("--snapshots"))
+    if not arguments:
+        pytest.skip(f"{stage} declares no engine tests of its own")
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--stage", stage]
     result = subprocess.run(
-        command + snapshot_pytest_arguments(snapshot, stage, scope),
+        command + arguments,
         cwd=snapshot,
         capture_output=True,
         text=True,
