@@ -281,56 +281,6 @@ def failed_move(
     )
 
 
-# The numeric fields of a UCI "info" line that a move report keeps.
-INFO_NUMBERS = ("depth", "seldepth", "nodes", "hashfull")
-
-
-def mover_score(kind: str, value: int) -> int:
-    """Return a UCI score ("cp" or "mate" and its number) in centipawns from
-    the mover's view."""
-    if kind == "cp":
-        return value
-    # A shorter mate scores higher, as in python-chess: mate in 3 is MATE_SCORE - 3.
-    return MATE_SCORE - value if value > 0 else -MATE_SCORE - value
-
-
-def uci_integer(word: str) -> int | None:
-    """Return the integer a word of ASCII digits (with an optional minus)
-    writes, else None."""
-    digits = word.removeprefix("-")
-    return int(word) if digits.isascii() and digits.isdecimal() else None
-
-
-def parse_info_line(line: str) -> dict[str, int | str]:
-    """Return depth, seldepth, nodes, hashfull, score (mover's view), its bound if it is
-    only one, and pv (first move)."""
-    words = line.split()
-    fields: dict[str, int | str] = {}
-    for position, word in enumerate(words):
-        following = words[position + 1] if position + 1 < len(words) else ""
-        if word == "string":
-            break
-        if word in INFO_NUMBERS:
-            # Depths, node counts and the table's fill are never negative.
-            count = uci_integer(following)
-            if count is not None and count >= 0:
-                fields[word] = count
-        elif (
-            word == "score"
-            and following in ("cp", "mate")
-            and position + 2 < len(words)
-        ):
-            value = uci_integer(words[position + 2])
-            if value is not None:
-                fields["score"] = mover_score(following, value)
-        elif word == "pv" and following:
-            fields["pv"] = following
-        elif word in ("lowerbound", "upperbound"):
-            # A failed window: a bound, not a score
-            fields["bound"] = word
-    return fields
-
-
 class ReportingUciProtocol(chess.engine.UciProtocol):
     """python-chess's UCI client, keeping the "info" lines of the current search."""
 
@@ -394,61 +344,6 @@ def move_report(
     )
 
 
-def kill_engine(engine: chess.engine.SimpleEngine, fired: threading.Event) -> None:
-    """Mark the watchdog as fired and close the engine,
-    which aborts its pending search."""
-    fired.set()
-    engine.close()
-
-
-def request_move(
-    engine: chess.engine.SimpleEngine,
-    board: chess.Board,
-    limit: chess.engine.Limit,
-    timeout_seconds: float,
-    game_key: object,
-) -> MoveReport:
-    """Return the engine's move, or the failure (crash, hang,
-    illegal move) that loses the game."""
-    fired = threading.Event()
-    # python-chess waits forever for a move under a clock, so a timer kills
-    # a hung engine instead; its pending play() call then fails.
-    watchdog = threading.Timer(timeout_seconds, kill_engine, (engine, fired))
-    watchdog.daemon = True
-    side = "White" if board.turn == chess.WHITE else "Black"
-    protocol = engine.protocol
-    lines = protocol.info_lines
-    lines.clear()
-    protocol.go_sent_at = None
-    start = time.monotonic()
-    watchdog.start()
-    try:
-        result = engine.play(board, limit, game=game_key)
-    # Any engine fault (crash, garbage, illegal move) must lose the game,
-    # not stop the match.
-    except Exception as error:
-        elapsed = time.monotonic() - start
-        if fired.is_set():
-            reason = f"{side} stopped responding for {elapsed:.1f}s"
-            return failed_move(board, elapsed, "time forfeit", reason)
-        reason = f"{side} engine failed: {type(error).__name__}: {error}"
-        # A dead process abandons the game; anything else it sent broke the rules.
-        crashed = isinstance(error, chess.engine.EngineTerminatedError)
-        return failed_move(
-            board, elapsed, "abandoned" if crashed else "rules infraction", reason
-        )
-    finally:
-        watchdog.cancel()
-    elapsed = time.monotonic() - (protocol.go_sent_at or start)
-    if fired.is_set():  # the move came just as the watchdog killed the engine: too late
-        return failed_move(board, elapsed, "time forfeit", f"{side} stopped responding")
-    if result.move is None:
-        return failed_move(
-            board, elapsed, "rules infraction", f"{side} engine returned no move"
-        )
-    return move_report(list(lines), result.move, board.turn, elapsed)
-
-
 @dataclass
 class GameRecord:
     """A finished game: the opening, every engine move, and how it ended."""
@@ -504,6 +399,111 @@ def play_game(
     record.end = end
     record.wall_seconds = time.monotonic() - start
     return record
+
+
+# The numeric fields of a UCI "info" line that a move report keeps.
+INFO_NUMBERS = ("depth", "seldepth", "nodes", "hashfull")
+
+
+def mover_score(kind: str, value: int) -> int:
+    """Return a UCI score ("cp" or "mate" and its number) in centipawns from
+    the mover's view."""
+    if kind == "cp":
+        return value
+    # A shorter mate scores higher, as in python-chess: mate in 3 is MATE_SCORE - 3.
+    return MATE_SCORE - value if value > 0 else -MATE_SCORE - value
+
+
+def uci_integer(word: str) -> int | None:
+    """Return the integer a word of ASCII digits (with an optional minus)
+    writes, else None."""
+    digits = word.removeprefix("-")
+    return int(word) if digits.isascii() and digits.isdecimal() else None
+
+
+def parse_info_line(line: str) -> dict[str, int | str]:
+    """Return depth, seldepth, nodes, hashfull, score (mover's view), its bound if it is
+    only one, and pv (first move)."""
+    words = line.split()
+    fields: dict[str, int | str] = {}
+    for position, word in enumerate(words):
+        following = words[position + 1] if position + 1 < len(words) else ""
+        if word == "string":
+            break
+        if word in INFO_NUMBERS:
+            # Depths, node counts and the table's fill are never negative.
+            count = uci_integer(following)
+            if count is not None and count >= 0:
+                fields[word] = count
+        elif (
+            word == "score"
+            and following in ("cp", "mate")
+            and position + 2 < len(words)
+        ):
+            value = uci_integer(words[position + 2])
+            if value is not None:
+                fields["score"] = mover_score(following, value)
+        elif word == "pv" and following:
+            fields["pv"] = following
+        elif word in ("lowerbound", "upperbound"):
+            # A failed window: a bound, not a score
+            fields["bound"] = word
+    return fields
+
+
+def kill_engine(engine: chess.engine.SimpleEngine, fired: threading.Event) -> None:
+    """Mark the watchdog as fired and close the engine,
+    which aborts its pending search."""
+    fired.set()
+    engine.close()
+
+
+def request_move(
+    engine: chess.engine.SimpleEngine,
+    board: chess.Board,
+    limit: chess.engine.Limit,
+    timeout_seconds: float,
+    game_key: object,
+) -> MoveReport:
+    """Return the engine's move, or the failure (crash, hang,
+    illegal move) that loses the game."""
+    fired = threading.Event()
+    # python-chess waits forever for a move under a clock, so a timer kills
+    # a hung engine instead; its pending play() call then fails.
+    watchdog = threading.Timer(timeout_seconds, kill_engine, (engine, fired))
+    watchdog.daemon = True
+    side = "White" if board.turn == chess.WHITE else "Black"
+    protocol = engine.protocol
+    lines = protocol.info_lines
+    lines.clear()
+    protocol.go_sent_at = None
+    start = time.monotonic()
+    watchdog.start()
+    try:
+        result = engine.play(board, limit, game=game_key)
+    # Any engine fault (crash, garbage, illegal move) must lose the game,
+    # not stop the match.
+    except Exception as error:
+        elapsed = time.monotonic() - start
+        if fired.is_set():
+            reason = f"{side} stopped responding for {elapsed:.1f}s"
+            return failed_move(board, elapsed, "time forfeit", reason)
+        reason = f"{side} engine failed: {type(error).__name__}: {error}"
+        # A dead process abandons the game; anything else it sent broke the rules.
+        crashed = isinstance(error, chess.engine.EngineTerminatedError)
+        return failed_move(
+            board, elapsed, "abandoned" if crashed else "rules infraction", reason
+        )
+    finally:
+        watchdog.cancel()
+    elapsed = time.monotonic() - (protocol.go_sent_at or start)
+    if fired.is_set():  # the move came just as the watchdog killed the engine: too late
+        return failed_move(board, elapsed, "time forfeit", f"{side} stopped responding")
+    if result.move is None:
+        return failed_move(
+            board, elapsed, "rules infraction", f"{side} engine returned no move"
+        )
+    return move_report(list(lines), result.move, board.turn, elapsed)
 
 
 def move_comment(report: MoveReport, color: chess.Color) -> str:

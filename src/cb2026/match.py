@@ -221,52 +221,6 @@ def first_engine_points(record: GameRecord, first_plays_white: bool) -> float:
     return white_points if first_plays_white else 1.0 - white_points
 
 
-def open_engine(spec: EngineSpec) -> chess.engine.SimpleEngine:
-    """Return a started engine process with the spec's UCI options set."""
-    engine = open_uci_engine(list(spec.command))
-    try:
-        engine.configure(spec.options)
-    except Exception:
-        engine.close()
-        raise
-    return engine
-
-
-def close_engine(engine: chess.engine.SimpleEngine) -> None:
-    """Ask the engine to quit, then make sure its process is gone."""
-    # A dead or hung engine cannot quit; close() then kills the process.
-    with contextlib.suppress(Exception):
-        engine.quit()
-    engine.close()
-
-
-class EngineSeat:
-    """One engine process owned by a worker thread,
-    started on demand and after failures."""
-
-    def __init__(self, spec: EngineSpec) -> None:
-        """Remember the spec; the process starts at the first game."""
-        self.spec = spec
-        self.engine: chess.engine.SimpleEngine | None = None
-
-    def get(self) -> chess.engine.SimpleEngine:
-        """Return the running engine, starting it if needed."""
-        if self.engine is None:
-            self.engine = open_engine(self.spec)
-        return self.engine
-
-    def close(self) -> None:
-        """Stop the engine process, if one is running."""
-        if self.engine is not None:
-            close_engine(self.engine)
-            self.engine = None
-
-    def kill(self) -> None:
-        """Kill the process at once, aborting any search (safe from another thread)."""
-        if self.engine is not None:
-            self.engine.close()
-
-
 def pgn_headers(task: GameTask, settings: MatchSettings) -> dict[str, str]:
     """Return the PGN headers that describe the match rather than the game."""
     headers = {
@@ -423,23 +377,6 @@ class MatchState:
         )
 
 
-def progress_line(state: MatchState) -> str:
-    """Return the one-line progress report: games done, score,
-    Elo of the pairs, the SPRT."""
-    done = state.wins + state.losses + state.draws
-    fraction = score_fraction(state.wins, state.losses, state.draws)
-    report = state.pair_report()
-    line = (
-        f"Games {done}/{state.total_games}"
-        f"  W-L-D {state.wins}-{state.losses}-{state.draws} [{fraction:.3f}]"
-        f"  pairs {report.pairs}  Elo {format_interval(report.estimate)}"
-    )
-    sprt = state.sprt()
-    if sprt is not None:
-        line += f"  LLR {sprt.llr:.2f} ({sprt.lower_bound:.2f}, {sprt.upper_bound:.2f})"
-    return line
-
-
 def run_worker(
     state: MatchState, pairs: queue.Queue[PairTask], skip: frozenset[int]
 ) -> None:
@@ -530,6 +467,69 @@ def run_match(
         print(file=sys.stderr)
     state.results.sort(key=lambda result: result.task.index)
     return state
+
+
+def open_engine(spec: EngineSpec) -> chess.engine.SimpleEngine:
+    """Return a started engine process with the spec's UCI options set."""
+    engine = open_uci_engine(list(spec.command))
+    try:
+        engine.configure(spec.options)
+    except Exception:
+        engine.close()
+        raise
+    return engine
+
+
+def close_engine(engine: chess.engine.SimpleEngine) -> None:
+    """Ask the engine to quit, then make sure its process is gone."""
+    # A dead or hung engine cannot quit; close() then kills the process.
+    with contextlib.suppress(Exception):
+        engine.quit()
+    engine.close()
+
+
+class EngineSeat:
+    """One engine process owned by a worker thread,
+    started on demand and after failures."""
+
+    def __init__(self, spec: EngineSpec) -> None:
+        """Remember the spec; the process starts at the first game."""
+        self.spec = spec
+        self.engine: chess.engine.SimpleEngine | None = None
+
+    def get(self) -> chess.engine.SimpleEngine:
+        """Return the running engine, starting it if needed."""
+        if self.engine is None:
+            self.engine = open_engine(self.spec)
+        return self.engine
+
+    def close(self) -> None:
+        """Stop the engine process, if one is running."""
+        if self.engine is not None:
+            close_engine(self.engine)
+            self.engine = None
+
+    def kill(self) -> None:
+        """Kill the process at once, aborting any search (safe from another thread)."""
+        if self.engine is not None:
+            self.engine.close()
+
+
+def progress_line(state: MatchState) -> str:
+    """Return the one-line progress report: games done, score,
+    Elo of the pairs, the SPRT."""
+    done = state.wins + state.losses + state.draws
+    fraction = score_fraction(state.wins, state.losses, state.draws)
+    report = state.pair_report()
+    line = (
+        f"Games {done}/{state.total_games}"
+        f"  W-L-D {state.wins}-{state.losses}-{state.draws} [{fraction:.3f}]"
+        f"  pairs {report.pairs}  Elo {format_interval(report.estimate)}"
+    )
+    sprt = state.sprt()
+    if sprt is not None:
+        line += f"  LLR {sprt.llr:.2f} ({sprt.lower_bound:.2f}, {sprt.upper_bound:.2f})"
+    return line
 
 
 def journal_path(json_path: Path) -> Path:

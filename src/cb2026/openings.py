@@ -131,6 +131,44 @@ def builtin_openings() -> list[Opening]:
     ]
 
 
+def select_openings(openings: list[Opening], count: int, seed: int) -> list[Opening]:
+    """Return `count` openings drawn in a seeded random order,
+    cycling through the whole list.
+
+    Each pass is a fresh shuffle of every opening, so no opening repeats
+    before all have been used, and the same seed always gives the same list.
+    """
+    generator = random.Random(seed)
+    selected: list[Opening] = []
+    while len(selected) < count:
+        order = list(openings)
+        generator.shuffle(order)
+        selected.extend(order[: count - len(selected)])
+    return selected
+
+
+# The suite lives with the book's data, not inside the package, so it is searched for in
+# the folders above this module rather than at one fixed distance from it.
+SUITE_RELATIVE_PATH = Path("book/data/openings/openings.epd")
+
+
+def book_suite_path() -> Path:
+    """Return the path of the book's opening suite,
+    searched upwards from this module."""
+    for folder in Path(__file__).resolve().parents:
+        if (folder / SUITE_RELATIVE_PATH).exists():
+            return folder / SUITE_RELATIVE_PATH
+    raise FileNotFoundError(
+        f"{SUITE_RELATIVE_PATH} not found above {Path(__file__).parent}"
+    )
+
+
+def book_suite() -> list[Opening]:
+    """Return the book's opening suite (tools/make_openings.py),
+    named by the EPD ids."""
+    return load_openings(book_suite_path())
+
+
 def line_reaching(comment: str, board: chess.Board) -> tuple[str, ...] | None:
     """Return the UCI moves of `comment` if it is a line from the start
     that reaches `board`."""
@@ -209,41 +247,3 @@ def load_openings(path: Path) -> list[Opening]:
     if not openings:
         raise ValueError(f"no openings found in {path}")
     return openings
-
-
-def select_openings(openings: list[Opening], count: int, seed: int) -> list[Opening]:
-    """Return `count` openings drawn in a seeded random order,
-    cycling through the whole list.
-
-    Each pass is a fresh shuffle of every opening, so no opening repeats
-    before all have been used, and the same seed always gives the same list.
-    """
-    generator = random.Random(seed)
-    selected: list[Opening] = []
-    while len(selected) < count:
-        order = list(openings)
-        generator.shuffle(order)
-        selected.extend(order[: count - len(selected)])
-    return selected
-
-
-# The suite lives with the book's data, not inside the package, so it is searched for in
-# the folders above this module rather than at one fixed distance from it.
-SUITE_RELATIVE_PATH = Path("book/data/openings/openings.epd")
-
-
-def book_suite_path() -> Path:
-    """Return the path of the book's opening suite,
-    searched upwards from this module."""
-    for folder in Path(__file__).resolve().parents:
-        if (folder / SUITE_RELATIVE_PATH).exists():
-            return folder / SUITE_RELATIVE_PATH
-    raise FileNotFoundError(
-        f"{SUITE_RELATIVE_PATH} not found above {Path(__file__).parent}"
-    )
-
-
-def book_suite() -> list[Opening]:
-    """Return the book's opening suite (tools/make_openings.py),
-    named by the EPD ids."""
-    return load_openings(book_suite_path())
