@@ -317,6 +317,13 @@ def open_uci_engine(command: list[str]) -> chess.engine.SimpleEngine:
     return engine
 
 
+def info_number(info: dict[str, int | str], key: str) -> int | None:
+    """Return the number an info line gave for `key`, or None if it gave none."""
+    # Every field of `parse_info_line` is a number except the text of "pv" and "bound".
+    value = info.get(key)
+    return value if isinstance(value, int) else None
+
+
 def move_report(
     lines: list[str], move: chess.Move, mover: chess.Color, elapsed: float
 ) -> MoveReport:
@@ -328,19 +335,19 @@ def move_report(
         if "depth" in info and info.get("pv") == move.uci() and "bound" not in info
     ]
     best = completed[-1] if completed else {}
-    latest = {
+    latest: dict[str, int | str] = {
         key: info[key] for info in infos for key in ("nodes", "hashfull") if key in info
     }
-    score = best.get("score")
+    score = info_number(best, "score")
     white_view = None if score is None else (score if mover == chess.WHITE else -score)
     return MoveReport(
         move,
         white_view,
-        best.get("depth"),
+        info_number(best, "depth"),
         elapsed,
-        seldepth=best.get("seldepth"),
-        nodes=latest.get("nodes"),
-        hashfull=latest.get("hashfull"),
+        seldepth=info_number(best, "seldepth"),
+        nodes=info_number(latest, "nodes"),
+        hashfull=info_number(latest, "hashfull"),
     )
 
 
@@ -393,6 +400,7 @@ def play_game(
             record.failed_color = mover if report.failure is not None else None
             break
         # Only moves that stand are recorded: a move made after the flag fell is not.
+        assert report.move is not None  # only a turn that lost the game has no move
         record.reports.append(report)
         board.push(report.move)
         scores.append(report.white_score)
@@ -474,6 +482,9 @@ def request_move(
     watchdog.daemon = True
     side = "White" if board.turn == chess.WHITE else "Black"
     protocol = engine.protocol
+    # The report is made from the lines that only the runner's own protocol keeps.
+    if not isinstance(protocol, ReportingUciProtocol):
+        raise TypeError("request_move needs an engine started by open_uci_engine")
     lines = protocol.info_lines
     lines.clear()
     protocol.go_sent_at = None
@@ -529,6 +540,8 @@ def game_to_pgn(record: GameRecord, headers: dict[str, str]) -> chess.pgn.Game:
         node = node.add_variation(chess.Move.from_uci(move), comment="book")
     for report in record.reports:
         color = node.board().turn
+        # A record keeps only the moves that stood, so every report has one.
+        assert report.move is not None
         node = node.add_variation(report.move, comment=move_comment(report, color))
     end = record.end or GameEnd("*", "unterminated", "game did not finish")
     game.headers.update(headers)

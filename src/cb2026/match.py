@@ -1301,8 +1301,8 @@ def main(arguments: list[str] | None = None) -> int:
         print(line)
     print(f"Wall time: {wall:.1f}s ({wall / max(len(state.results), 1):.2f}s per game)")
     write_outputs(state, match_summary(state, probed, started, wall))
-    for error in state.errors:
-        print(f"match: runner error: {error}", file=sys.stderr)
+    for message in state.errors:
+        print(f"match: runner error: {message}", file=sys.stderr)
     if state.aborted:
         print("match: interrupted; partial results written", file=sys.stderr)
         # 128 + SIGINT, the shell convention for a run stopped by Ctrl-C.
