@@ -525,6 +525,8 @@ class Searcher:
         techniques = self.techniques
         if not (techniques.null_move and techniques.alphabeta) or not ply or beta - alpha > 1:
             return False  # switched off, the root, or a PV node
+        if depth < NULL_MOVE_DEPTH:
+            return False  # a real move costs little more than the pass here
         stack = position.undo_stack
         if stack and stack[-1][0] == NULL_MOVE:
             return False  # a pass answering a pass gives back the same position, less deep
@@ -642,10 +644,13 @@ ASPIRATION_DELTA = 25
 # up on windows and takes the whole one, which cannot fail.
 ASPIRATION_LIMIT = 200
 
+# The shallowest depth at which the search tries a null move.
+NULL_MOVE_DEPTH = 3
+
 
 def null_move_reduction(depth: int) -> int:
     """Return how many plies shallower than a real move the search after a pass looks."""
-    return 3 if depth > 6 else 2
+    return 3 + depth // 4
 
 
 def has_pieces(board: list[Piece], side: Colour) -> bool:
