@@ -18,14 +18,12 @@ import pytest
 
 from cb2026.cli import Session, execute
 from cb2026.limits import Limits
-from cb2026.move import Move, move_to_uci, parse_uci_move
+from cb2026.move import Move, parse_uci_move
 from cb2026.position import NULL_MOVE, Position
 from cb2026.rules import legal_moves
 from cb2026.search import (
-    INFINITY,
     MATE,
     NULL_MOVE_DEPTH,
-    SearchStoppedError,
     Searcher,
     Techniques,
     minimax,
@@ -241,18 +239,39 @@ def test_a_stop_during_a_null_move_search_restores_the_position() -> None:
 # The zugzwang position.
 
 
-def best_move(fen: str, searcher: Searcher, depth: int) -> str:
-    """Return the move `searcher` plays after deepening to `depth`."""
-    move, _ = searcher.think(Position.from_fen(fen), Limits(depth=depth), lambda _: None)
-    assert move is not None
-    return move_to_uci(move)
-
-
 class Unguarded(Searcher):
     """The engine's search without the pawn-ending guard."""
 
     def zugzwang_likely(self, position: Position) -> bool:
         return False
+
+
+@pytest.mark.parametrize("depth", [4, 6, 8])
+def test_the_guard_gets_the_trebuchet_right(depth: int) -> None:
+    # Black to move in the trebuchet loses its pawn. Below the root, in a null window whose
+    # beta every other guard allows, the guarded search fails low; the unguarded one passes,
+    # leaves White in the zugzwang, and fails high.
+    fen = TREBUCHET.replace(" w ", " b ")
+    _, beta = null_window_at_beta(Position.from_fen(fen))
+    scores = []
+    for searcher in (Searcher(), Unguarded()):
+        searcher.start_search()
+        scores.append(searcher.negamax(Position.from_fen(fen), depth, beta - 1, beta, 1, []))
+    guarded, unguarded = scores
+    assert guarded < beta <= unguarded
+    # The side to move loses a pawn either way: no pass can hide that at the root.
+    for side in (" w ", " b "):
+        score = Searcher().search(Position.from_fen(TREBUCHET.replace(" w ", side)), depth)[0]
+        assert score < -50, side
+
+
+@pytest.mark.skipif(not STOCKFISH.exists(), reason="Stockfish not at /usr/games/stockfish")
+def test_stockfish_says_the_side_to_move_loses_the_trebuchet() -> None:
+    with chess.engine.SimpleEngine.popen_uci(str(STOCKFISH)) as stockfish:
+        for side in (" w ", " b "):
+            board = chess.Board(TREBUCHET.replace(" w ", side))
+            info = stockfish.analyse(board, chess.engine.Limit(depth=25))
+            assert info["score"].relative < chess.engine.Cp(-300), side
 
 
 # The switch and the notes.
