@@ -415,7 +415,7 @@ def handle_ponderhit(session: Session, arguments: list[str]) -> None:
 
 
 def option_name(technique: str) -> str:
-    """Return the UCI option name of a technique switch: 'PST', 'Ordering', 'NullMove'."""
+    """Return the UCI option name of a switch: 'PST', 'Ordering', 'NullMove'."""
     return "".join(word.upper() if len(word) <= 3 else word.capitalize()
                    for word in technique.split("_"))
 

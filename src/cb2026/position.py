@@ -417,8 +417,8 @@ class Position:
     def make_null_move(self) -> None:
         """Pass: hand the move to the other side, keeping what unmake_null_move needs."""
         key = self.key
-        self.undo_stack.append((NULL_MOVE, EMPTY, self.castling_rights, self.en_passant_square,
-                                self.halfmove_clock, key))
+        self.undo_stack.append((NULL_MOVE, EMPTY, self.castling_rights,
+                                self.en_passant_square, self.halfmove_clock, key))
         key ^= SIDE_KEY
         # A double push's en-passant right lasts one move, and passing is one.
         if self.en_passant_square is not None:

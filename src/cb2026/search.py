@@ -125,7 +125,7 @@ class Notes:
 
     null_move_tries: int = 0  # positions where the side to move passed, in a reduced search
 
-    null_move_cutoffs: int = 0  # ... where passing still reached beta, and the search stopped
+    null_move_cutoffs: int = 0  # ... where passing still reached beta: the position cut off
 
 
 # The search asks whether it should stop once every 256 nodes: often enough to
@@ -368,7 +368,7 @@ class Searcher:
         try:
             score = self.negamax(position, depth, alpha, beta, 0, pv)
         except SearchStoppedError:
-            # Take back the moves, and the passes, the search had on the board when it stopped.
+            # Take back the moves and passes the search had on the board when it stopped.
             while len(position.undo_stack) > root_moves_made:
                 if position.undo_stack[-1][0] == NULL_MOVE:
                     position.unmake_null_move()
@@ -520,11 +520,15 @@ class Searcher:
             if delta > ASPIRATION_LIMIT or is_mate_score(iteration.score):
                 alpha, beta = -INFINITY, INFINITY  # the whole window cannot fail
 
-    def may_pass(self, position: Position, depth: int, alpha: int, beta: int, ply: int) -> bool:
+    def may_pass(
+        self, position: Position, depth: int, alpha: int, beta: int, ply: int
+    ) -> bool:
         """Return True if the guards allow a null move in this position."""
         techniques = self.techniques
-        if not (techniques.null_move and techniques.alphabeta) or not ply or beta - alpha > 1:
-            return False  # switched off, the root, or a PV node
+        if not (techniques.null_move and techniques.alphabeta):
+            return False  # switched off, or minimax, which prunes nothing
+        if not ply or beta - alpha > 1:
+            return False  # the root, or a PV node
         if depth < NULL_MOVE_DEPTH:
             return False  # a real move costs little more than the pass here
         stack = position.undo_stack
@@ -536,11 +540,11 @@ class Searcher:
         return evaluate(position, techniques.pst) >= beta
 
     def zugzwang_likely(self, position: Position) -> bool:
-        """Return True if the side to move has only its king and pawns (zugzwang is common)."""
+        """Return True if the side to move has only king and pawns (zugzwang is common)."""
         return not has_pieces(position.board, position.side_to_move)
 
     def null_move_score(self, position: Position, depth: int, beta: int, ply: int) -> int:
-        """Return the score of passing: a reduced null-window search from the opponent's side."""
+        """Return the score of passing: a reduced null-window search of the opponent's."""
         self.notes.null_move_tries += 1
         position.make_null_move()
         reduced = depth - 1 - null_move_reduction(depth)
@@ -649,7 +653,7 @@ NULL_MOVE_DEPTH = 3
 
 
 def null_move_reduction(depth: int) -> int:
-    """Return how many plies shallower than a real move the search after a pass looks."""
+    """Return how many plies shallower than a real move's the search after a pass is."""
     return 3 + depth // 4
 
 
