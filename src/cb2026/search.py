@@ -544,7 +544,7 @@ class Searcher:
         return not has_pieces(position.board, position.side_to_move)
 
     def null_move_score(self, position: Position, depth: int, beta: int, ply: int) -> int:
-        """Return the score of passing: a reduced null-window search of the opponent's."""
+        """Return the score of passing: a reduced, null-window search of the replies."""
         self.notes.null_move_tries += 1
         position.make_null_move()
         reduced = depth - 1 - null_move_reduction(depth)
