@@ -43,9 +43,14 @@ def without(*names: str) -> Techniques:
     return dataclasses.replace(Techniques(), **dict.fromkeys(names, False))
 
 
+# Switches of later stages that change the score minimax defines: the null move (chapter
+# 10) lets the side to move pass, which no rule allows.
+LATER_PRUNING = [name for name in ("null_move",)
+                 if name in {field.name for field in dataclasses.fields(Techniques)}]
+
 # minimax has no quiescence search and no table; `search` never uses aspiration windows
 # (only `think` does), so this is PVS alone against the definition of the score.
-BARE_PVS = without("quiescence", "tt", "aspiration")
+BARE_PVS = without("quiescence", "tt", "aspiration", *LATER_PRUNING)
 
 # Positions and depths for iterative deepening with windows: windows start at
 # ASPIRATION_DEPTH, and these stay cheap with the table off.

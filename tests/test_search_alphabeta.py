@@ -74,11 +74,12 @@ RANDOM = random_positions(24, seed=2026)
 
 def reference_techniques() -> Techniques:
     """Every technique on, except those that change the scores minimax defines."""
-    # Quiescence (chapter 6) searches beyond the depth and the transposition table
-    # (chapter 8) reuses results across paths; ordering and pruning stay on.
+    # Quiescence (chapter 6) searches beyond the depth, the transposition table
+    # (chapter 8) reuses results across paths, and the null move (chapter 10) lets the
+    # side to move pass, which no rule allows; ordering and pruning stay on.
     present = {field.name for field in dataclasses.fields(Techniques)}
     return dataclasses.replace(Techniques(), **{
-        name: False for name in ("quiescence", "tt") if name in present})
+        name: False for name in ("quiescence", "tt", "null_move") if name in present})
 
 
 def check_result(fen: str, depth: int) -> None:

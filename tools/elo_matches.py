@@ -167,6 +167,12 @@ EXPERIMENTS: dict[str, list[Experiment]] = {
         switched_off("PVS", nodes(SELF_PLAY_NODES), 1000),
         switched_off("Aspiration", nodes(SELF_PLAY_NODES), 1000),
     ],
+    "stage-10-null-move": [
+        # This chapter's search against chapter 9's: the null move off in the second copy.
+        switched_off("NullMove", nodes(SELF_PLAY_NODES), 1000),
+        # The null move costs an evaluation and a few tests at every non-PV node: a clock.
+        switched_off("NullMove", clock(SELF_PLAY_CLOCK), 400),
+    ],
 }
 
 

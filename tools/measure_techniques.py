@@ -7,8 +7,8 @@ Runs the engine as it was at STAGE (tangled from the book) on a fixed set of pos
 writes book/data/STAGE/saves-EXPERIMENT-dDEPTH.json, which the chapter reads and renders.
 Each row is one search from a fresh searcher: score, best move, nodes and seconds, the
 search's notes and, for iterative deepening, every iteration it reported.
-Experiments: alphabeta, quiescence (fixed-depth `search`), tt, buckets, pvs (iterative
-deepening).
+Experiments: alphabeta, quiescence (fixed-depth `search`), tt, buckets, pvs, null-move
+(iterative deepening).
 The engine is the compiled build of STAGE (tools/compile_engine.py, built if missing) where
 a C compiler exists, else (or with --interpreted) the plain Python one; nodes, moves and
 scores are the same in both, only the seconds differ. The file says which (`"build"`), and
@@ -47,6 +47,8 @@ EXPERIMENTS: dict[str, list[dict[str, bool]]] = {
     "buckets": [{"buckets": False}, {}],
     # Chapter 9: neither technique (stage 8.1's search), PVS only, windows only, both.
     "pvs": [{"pvs": False, "aspiration": False}, {"aspiration": False}, {"pvs": False}, {}],
+    # Chapter 10: the null move off (stage 9's search) and on.
+    "null-move": [{"null_move": False}, {}],
 }
 FIXED_DEPTH_EXPERIMENTS = {"alphabeta", "quiescence"}  # stages 5 and 6 have no deepening
 

@@ -89,3 +89,6 @@ MATE_IN_TWO_MIRRORED = "k7/8/2K5/8/8/8/8/7R w - - 0 1"
 MATE_IN_THREE = "8/8/8/4R3/3K4/k7/8/8 w - - 0 1"
 # Qxf7 stalemates Black, Kxf7 keeps the win (chapter 5).
 STALEMATE_TRAP = "7k/5n2/6K1/8/8/8/8/5Q2 w - - 0 1"
+# The trebuchet, a mutual zugzwang: each king attacks the other side's pawn and guards its
+# own, so whichever side is to move must step away and lose its pawn (chapter 10).
+TREBUCHET = "8/8/8/3pK3/2kP4/8/8/8 w - - 0 1"

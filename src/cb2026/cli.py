@@ -1,6 +1,6 @@
 # Generated from the book by tools/literate, from chapters stage-01-board,
 # stage-02-moves, stage-03-legal, stage-04-zobrist, stage-07-uci, stage-08-tt,
-# stage-09-pvs.
+# stage-09-pvs, stage-10-null-move.
 # Do not edit: change the chapters and run `make tangle`.
 
 """The console front end: a UCI-style command loop on standard input and output.
@@ -457,9 +457,9 @@ def handle_ponderhit(session: Session, arguments: list[str]) -> None:
 
 
 def option_name(technique: str) -> str:
-    """Return the UCI option name of a technique switch: 'PST' for pst,
-    'Ordering' for ordering."""
-    return technique.upper() if len(technique) <= 3 else technique.capitalize()
+    """Return the UCI option name of a switch: 'PST', 'Ordering', 'NullMove'."""
+    return "".join(word.upper() if len(word) <= 3 else word.capitalize()
+                   for word in technique.split("_"))
 
 
 def option_lines(session: Session) -> list[str]:
@@ -519,8 +519,10 @@ def apply_option(session: Session, name: str, value: str) -> None:
         session.ponder_allowed = parse_check_value(name, value)
         return
     techniques = session.searcher.techniques
+    # A switch answers to its field's name and to its option's: null_move, NullMove.
+    wanted = name.lower().replace(" ", "_")
     for field in dataclasses.fields(techniques):
-        if name.lower() == field.name:
+        if wanted in (field.name, option_name(field.name).lower()):
             setattr(techniques, field.name, parse_check_value(name, value))
             return
     raise CommandError(f"unknown option {name!r} (the 'uci' command lists them)")

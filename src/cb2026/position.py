@@ -1,5 +1,5 @@
 # Generated from the book by tools/literate, from chapters stage-01-board,
-# stage-02-moves, stage-04-zobrist, stage-07-uci.
+# stage-02-moves, stage-04-zobrist, stage-07-uci, stage-10-null-move.
 # Do not edit: change the chapters and run `make tangle`.
 
 """The Position class: the board plus side to move, castling, en passant and clocks.
@@ -456,6 +456,29 @@ class Position:
         twin.undo_stack = self.undo_stack.copy()
         return twin
 
+    def make_null_move(self) -> None:
+        """Pass: give the move to the other side; keep what unmake_null_move needs."""
+        key = self.key
+        self.undo_stack.append((NULL_MOVE, EMPTY, self.castling_rights,
+                                self.en_passant_square, self.halfmove_clock, key))
+        key ^= SIDE_KEY
+        # A double push's en-passant right lasts one move, and passing is one.
+        if self.en_passant_square is not None:
+            key ^= EN_PASSANT_KEYS[self.en_passant_square & 7]
+            self.en_passant_square = None
+        # The clock restarts, so that is_repetition never looks back across the pass.
+        self.halfmove_clock = 0
+        self.fullmove_number += self.side_to_move
+        self.side_to_move ^= 1
+        self.key = key
+
+    def unmake_null_move(self) -> None:
+        """Take back the pass made with make_null_move, key included."""
+        (_, _, self.castling_rights, self.en_passant_square, self.halfmove_clock,
+         self.key) = self.undo_stack.pop()
+        self.side_to_move ^= 1
+        self.fullmove_number -= self.side_to_move
+
 
 # Where the rook goes when the king castles to a given square: (from, to).
 CASTLING_ROOK_SQUARES: dict[Square, tuple[Square, Square]] = {
@@ -483,3 +506,6 @@ CASTLING_RIGHTS_KEPT: list[CastlingRights] = build_castling_rights_kept()
 # What unmake_move needs to restore: the move, the piece it captured, and the
 # castling rights, en-passant square, halfmove clock and key from before the move.
 Undo = tuple[Move, Piece, CastlingRights, Square | None, int, Key]
+
+# The move a null move's undo entry records: from a1 to a1, which no real move is.
+NULL_MOVE: Move = 0

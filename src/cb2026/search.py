@@ -1,5 +1,6 @@
 # Generated from the book by tools/literate, from chapters stage-05-alphabeta,
-# stage-06-quiescence, stage-07-uci, stage-08-tt, stage-08.1-tt-buckets, stage-09-pvs.
+# stage-06-quiescence, stage-07-uci, stage-08-tt, stage-08.1-tt-buckets, stage-09-pvs,
+# stage-10-null-move.
 # Do not edit: change the chapters and run `make tangle`.
 
 """Looking ahead: negamax search with alpha-beta pruning.
@@ -23,11 +24,11 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from cb2026.board import PAWN
+from cb2026.board import BISHOP, KNIGHT, PAWN, QUEEN, ROOK, WHITE_BIT, Colour, Piece
 from cb2026.evaluate import evaluate
 from cb2026.limits import NO_LIMIT, Limits, allocate_time
 from cb2026.move import EN_PASSANT, Move
-from cb2026.position import Position
+from cb2026.position import NULL_MOVE, Position
 from cb2026.rules import is_fifty_move_draw, is_in_check, legal_moves
 from cb2026.tt import DEFAULT_HASH_MB, Bound, TranspositionTable
 
@@ -98,6 +99,8 @@ class Techniques:
 
     aspiration: bool = True  # off: every iteration searched with the whole window
 
+    null_move: bool = True  # off: every move searched, no pass tried first
+
 
 @dataclass
 class Notes:
@@ -124,6 +127,10 @@ class Notes:
     aspiration_fail_highs: int = 0
 
     aspiration_fail_lows: int = 0  # ... and those whose score fell to its bottom
+
+    null_move_tries: int = 0  # positions where the side to move passed
+
+    null_move_cutoffs: int = 0  # ... where passing still reached beta: a cutoff
 
 
 # The search asks whether it should stop once every 256 nodes: often enough to
@@ -238,6 +245,11 @@ class Searcher:
                         notes.tt_cutoffs += 1
                         pv[:] = [] if tt_move is None else [tt_move]
                         return score
+        # Null move: if even a pass keeps the score at beta, so would a real move.
+        if self.may_pass(position, depth, alpha, beta, ply):
+            score = self.null_move_score(position, depth, beta, ply)
+            if score >= beta:
+                return score
         if self.techniques.ordering:
             moves = self.order_moves(position, moves)
         # TT: the table's move goes first, ahead of the MVV-LVA order.
@@ -393,9 +405,12 @@ class Searcher:
         try:
             score = self.negamax(position, depth, alpha, beta, 0, pv)
         except SearchStoppedError:
-            # Take back the moves the search had on the board when it stopped.
+            # Take back the moves and passes on the board when the search stopped.
             while len(position.undo_stack) > root_moves_made:
-                position.unmake_move()
+                if position.undo_stack[-1][0] == NULL_MOVE:
+                    position.unmake_null_move()
+                else:
+                    position.unmake_move()
             if not pv:
                 return None  # no root move finished with a score above alpha
             score, complete = self.root_score, False
@@ -573,6 +588,44 @@ class Searcher:
             if delta > ASPIRATION_LIMIT or is_mate_score(iteration.score):
                 alpha, beta = -INFINITY, INFINITY  # the whole window cannot fail
 
+    def may_pass(
+        self, position: Position, depth: int, alpha: int, beta: int, ply: int
+    ) -> bool:
+        """Return True if the guards allow a null move in this position."""
+        techniques = self.techniques
+        if not (techniques.null_move and techniques.alphabeta):
+            return False  # switched off, or minimax, which prunes nothing
+        if not ply or beta - alpha > 1:
+            return False  # the root, or a PV node
+        if depth < NULL_MOVE_DEPTH:
+            return False  # a real move costs little more than the pass here
+        stack = position.undo_stack
+        if stack and stack[-1][0] == NULL_MOVE:
+            return False  # a pass after a pass: the same position, less deep
+        if self.zugzwang_likely(position) or is_in_check(position):
+            return False
+        # A pass proves little from a position below beta even before it moves.
+        return evaluate(position, techniques.pst) >= beta
+
+    def zugzwang_likely(self, position: Position) -> bool:
+        """Return True if the side to move has only king and pawns (often zugzwang)."""
+        return not has_pieces(position.board, position.side_to_move)
+
+    def null_move_score(
+        self, position: Position, depth: int, beta: int, ply: int
+    ) -> int:
+        """Return the score of passing: a reduced, null-window search of the replies."""
+        self.notes.null_move_tries += 1
+        position.make_null_move()
+        reduced = depth - 1 - null_move_reduction(depth)
+        score = -self.negamax(position, reduced, -beta, -beta + 1, ply + 1, [])
+        position.unmake_null_move()
+        if score >= beta:
+            self.notes.null_move_cutoffs += 1
+            # A mate found after a pass is no mate: passing is not a legal move.
+            return beta if is_mate_score(score) else score
+        return score
+
 
 def mvv_lva_score(board: list[int], move: Move) -> int:
     """Return how early to search a capture or promotion: big victim first,
@@ -669,3 +722,17 @@ ASPIRATION_DELTA = 25
 # After each failure the half-width doubles; past this many centipawns the search gives
 # up on windows and takes the whole one, which cannot fail.
 ASPIRATION_LIMIT = 200
+
+# The shallowest depth at which the search tries a null move.
+NULL_MOVE_DEPTH = 3
+
+
+def null_move_reduction(depth: int) -> int:
+    """Return how many plies shallower than a real move's the search after a pass is."""
+    return 3 + depth // 4
+
+
+def has_pieces(board: list[Piece], side: Colour) -> bool:
+    """Return True if `side` has a knight, bishop, rook or queen."""
+    own = WHITE_BIT << side
+    return not {own | KNIGHT, own | BISHOP, own | ROOK, own | QUEEN}.isdisjoint(board)
