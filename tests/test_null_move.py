@@ -11,14 +11,16 @@ from __future__ import annotations
 import dataclasses
 import io
 from pathlib import Path
+from unittest import mock
 
 import chess
 import chess.engine
 import pytest
 
+import cb2026.search
 from cb2026.cli import Session, execute
 from cb2026.limits import Limits
-from cb2026.move import Move, parse_uci_move
+from cb2026.move import Move, move_to_uci, parse_uci_move
 from cb2026.position import NULL_MOVE, Position
 from cb2026.rules import legal_moves
 from cb2026.search import (
@@ -33,6 +35,7 @@ from positions import (
     MATE_IN_THREE,
     MATE_IN_TWO,
     MIDDLEGAME,
+    PAWN_RACE,
     PERFT_POSITIONS,
     SEARCH_POSITIONS,
     TREBUCHET,
@@ -219,15 +222,23 @@ class NullMoveSearches(Searcher):
         return score
 
 
-def test_a_stop_during_a_null_move_search_restores_the_position() -> None:
+# White's king on a1, material even. Taking back a pass with `unmake_move` leaves the board
+# as it was but, when the other side's king stands on a1, sets the passing side's king
+# square to a1: this position shows that mistake (Black passes with White's king on a1),
+# the middlegame does not.
+KING_ON_A1 = "2kr3r/ppp1qppp/2n1bn2/2b1p3/8/2NP1N2/PPPBBPPP/K2RQ2R w - - 0 1"
+
+
+@pytest.mark.parametrize("fen", [MIDDLEGAME, KING_ON_A1])
+def test_a_stop_during_a_null_move_search_restores_the_position(fen: str) -> None:
     recorder = NullMoveSearches()
-    recorder.think(Position.from_fen(MIDDLEGAME), Limits(depth=4), lambda _: None)
+    recorder.think(Position.from_fen(fen), Limits(depth=4), lambda _: None)
     # Null-move searches of a few nodes at least, after depth 1 (which `go nodes` cannot stop).
     inside = [before + 2 for before, after in recorder.null_searches
               if after - before >= 3 and before > 1_000]
     assert len(inside) >= 5
     for nodes in inside[:: max(1, len(inside) // 5)]:
-        position = Position.from_fen(MIDDLEGAME)
+        position = Position.from_fen(fen)
         before = state(position)
         searcher = Searcher()
         move, _ = searcher.think(position, Limits(nodes=nodes), lambda _: None)
@@ -272,6 +283,33 @@ def test_stockfish_says_the_side_to_move_loses_the_trebuchet() -> None:
             board = chess.Board(TREBUCHET.replace(" w ", side))
             info = stockfish.analyse(board, chess.engine.Limit(depth=25))
             assert info["score"].relative < chess.engine.Cp(-300), side
+
+
+def deepened_move(fen: str, depth: int, searcher: Searcher) -> str:
+    """Return the move (UCI) `searcher` plays after deepening to `depth`."""
+    move, _ = searcher.think(Position.from_fen(fen), Limits(depth=depth), lambda _: None)
+    assert move is not None
+    return move_to_uci(move)
+
+
+@pytest.mark.parametrize("depth", [5, 8])
+def test_the_guard_saves_the_pawn_race(depth: int) -> None:
+    # Without the guard the engine plays Kb5 (lost); with it, d5. With the pass searched as
+    # deep as a real move, the unguarded search plays d5 too: the reduction misleads it.
+    assert deepened_move(PAWN_RACE, depth, Searcher()) == "d4d5"
+    assert deepened_move(PAWN_RACE, depth, Unguarded()) == "a6b5"
+    with mock.patch.object(cb2026.search, "null_move_reduction", lambda depth: 0):
+        assert deepened_move(PAWN_RACE, depth, Unguarded()) == "d4d5"
+
+
+@pytest.mark.skipif(not STOCKFISH.exists(), reason="Stockfish not at /usr/games/stockfish")
+def test_stockfish_says_kb5_loses_the_pawn_race_and_d5_does_not() -> None:
+    with chess.engine.SimpleEngine.popen_uci(str(STOCKFISH)) as stockfish:
+        for move, mated in (("a6b5", True), ("d4d5", False)):
+            board = chess.Board(PAWN_RACE)
+            board.push_uci(move)
+            score = stockfish.analyse(board, chess.engine.Limit(depth=22))["score"].white()
+            assert score.is_mate() is mated and (not mated or score.mate() < 0), (move, score)
 
 
 # The switch and the notes.

@@ -92,3 +92,6 @@ STALEMATE_TRAP = "7k/5n2/6K1/8/8/8/8/5Q2 w - - 0 1"
 # The trebuchet, a mutual zugzwang: each king attacks the other side's pawn and guards its
 # own, so whichever side is to move must step away and lose its pawn (chapter 10).
 TREBUCHET = "8/8/8/3pK3/2kP4/8/8/8 w - - 0 1"
+# A pawn race, White to move: Stockfish finds a forced mate against Kb5 and none against d5;
+# the null move without the pawn-ending guard plays Kb5 at depths 5 to 8 (chapter 10).
+PAWN_RACE = "8/8/K7/6p1/p2P3p/8/P7/1k6 w - - 0 1"
