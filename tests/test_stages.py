@@ -100,4 +100,7 @@ def test_the_snapshot_passes_its_tests(
         text=True,
         timeout=SNAPSHOT_TIMEOUT_SECONDS,
     )
+    if result.returncode == pytest.ExitCode.NO_TESTS_COLLECTED:
+        # Every engine test of the stage is slow (make test-stages runs them).
+        pytest.skip(f"{stage} has no fast engine tests of its own")
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
