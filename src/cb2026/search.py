@@ -223,28 +223,13 @@ class Searcher:
         moves = legal_moves(position)
         if not moves:
             return -MATE + ply if is_in_check(position) else DRAW
-        # TT: a stored result may answer this window (below the root only: the root must
-        # return a move), and any entry has a move to try first.  A window wider than a
-        # null window marks a PV node: with PVS, one reached by a PV node's first move
-        # or by a re-search.
-        tt_move = None
-        tt_pv = beta - alpha > 1
-        if self.techniques.tt:
-            entry = self.tt.probe(position.key)
-            if entry is not None:
-                notes.tt_hits += 1
-                tt_pv = tt_pv or entry.pv
-                # Another position with the same key could have stored an illegal move.
-                if entry.best_move in moves:
-                    tt_move = entry.best_move
-                if ply and entry.depth >= depth:
-                    score = score_from_tt(entry.score, ply)
-                    if (entry.bound == Bound.EXACT
-                            or (entry.bound == Bound.LOWER and score >= beta)
-                            or (entry.bound == Bound.UPPER and score <= alpha)):
-                        notes.tt_cutoffs += 1
-                        pv[:] = [] if tt_move is None else [tt_move]
-                        return score
+        # TT: a stored result may settle the node at once; if not, the entry may
+        # still name a move to try first.
+        cutoff, tt_move, tt_pv = self.probe_table(
+            position, depth, alpha, beta, ply, moves, pv
+        )
+        if cutoff is not None:
+            return cutoff
         # Null move: if even a pass keeps the score at beta, so would a real move.
         if self.may_pass(position, depth, alpha, beta, ply):
             score = self.null_move_score(position, depth, beta, ply)
@@ -258,64 +243,11 @@ class Searcher:
             moves.insert(0, tt_move)
         if not ply:
             moves = self.previous_best_first(self.allowed_root_moves(moves))
-        # TT: the store after the loop needs the window as called, and the best move.
-        original_alpha = alpha
-        best = -INFINITY
-        best_move = None
-        child_pv: list[Move] = []
-        # PVS: null windows pay only where alpha-beta prunes (with it off,
-        # this is minimax).
-        null_windows = self.techniques.pvs and self.techniques.alphabeta
-        for index, move in enumerate(moves):
-            position.make_move(move)
-            child_pv.clear()
-            if index == 0 or not null_windows:
-                score = -self.negamax(
-                    position, depth - 1, -beta, -alpha, ply + 1, child_pv
-                )
-            else:
-                # PVS: is this move better than alpha?  A null window answers only that.
-                score = -self.negamax(
-                    position, depth - 1, -alpha - 1, -alpha, ply + 1, child_pv
-                )
-                if alpha < score < beta:
-                    # PVS: better, by an unknown margin: the whole window measures it.
-                    notes.pvs_researches += 1
-                    child_pv.clear()
-                    score = -self.negamax(
-                        position, depth - 1, -beta, -alpha, ply + 1, child_pv
-                    )
-            position.unmake_move()
-            if score <= best:
-                continue
-            best = score
-            best_move = move  # TT: kept even when it did not raise alpha
-            if score > alpha:
-                alpha = score
-                pv[:] = [move, *child_pv]
-                if not ply:
-                    self.root_score = score  # a stopped iteration may play this move
-            if score >= beta and self.techniques.alphabeta:
-                # The opponent will not allow this position:
-                # its other moves cannot matter.
-                notes.cutoffs += 1
-                if index == 0:
-                    notes.first_move_cutoffs += 1
-                break
-        # TT: store the result (a stopped search never gets here: SearchStoppedError
-        # skips the store).
-        if self.techniques.tt:
-            if best >= beta:
-                bound = Bound.LOWER
-            elif best > original_alpha:
-                bound = Bound.EXACT
-            else:
-                # All moves stayed at or below alpha: none to recommend
-                bound = Bound.UPPER
-                best_move = None
-            self.tt.store(
-                position.key, best_move, score_to_tt(best, ply), depth, bound, tt_pv
-            )
+        best, best_move = self.search_moves(
+            position, depth, alpha, beta, ply, moves, pv
+        )
+        # TT: a stopped search never gets here (SearchStoppedError skips the store).
+        self.store_result(position, depth, alpha, beta, ply, best, best_move, tt_pv)
         return best
 
     def leaf_score(self, position: Position, alpha: int, beta: int, ply: int) -> int:
@@ -540,6 +472,109 @@ class Searcher:
         if it has."""
         if self.clock_start == NO_LIMIT and self.ponderhit_event.is_set():
             self.start_clock(self.ponderhit_time)
+
+    def probe_table(
+        self, position: Position, depth: int, alpha: int, beta: int, ply: int,
+        moves: list[Move], pv: list[Move],
+    ) -> tuple[int | None, Move | None, bool]:
+        """Look `position` up in the table.  Return the stored score if it settles
+        the window (its move then in `pv`), else None; the stored move if it is
+        legal here; and whether the node is a PV node."""
+        # A window wider than a null window marks a PV node.  Plain alpha-beta gives
+        # nearly every node a wide one; the null windows of later chapters do not.
+        tt_pv = beta - alpha > 1
+        if not self.techniques.tt:
+            return None, None, tt_pv
+        entry = self.tt.probe(position.key)
+        if entry is None:
+            return None, None, tt_pv
+        self.notes.tt_hits += 1
+        tt_pv = tt_pv or entry.pv
+        tt_move = None
+        # Another position with the same key could have stored an illegal move.
+        if entry.best_move in moves:
+            tt_move = entry.best_move
+        # Below the root only: the root must return a move and a line.
+        if ply and entry.depth >= depth:
+            score = score_from_tt(entry.score, ply)
+            if (entry.bound == Bound.EXACT
+                    or (entry.bound == Bound.LOWER and score >= beta)
+                    or (entry.bound == Bound.UPPER and score <= alpha)):
+                self.notes.tt_cutoffs += 1
+                pv[:] = [] if tt_move is None else [tt_move]
+                return score, tt_move, tt_pv
+        return None, tt_move, tt_pv
+
+    def search_moves(
+        self, position: Position, depth: int, alpha: int, beta: int, ply: int,
+        moves: list[Move], pv: list[Move],
+    ) -> tuple[int, Move | None]:
+        """Search `moves` in their order; return the best score and its move
+        (the line in `pv` if the score beat alpha)."""
+        notes = self.notes
+        best = -INFINITY
+        best_move = None
+        child_pv: list[Move] = []
+        # PVS: null windows pay only where alpha-beta prunes (with it off,
+        # this is minimax).
+        null_windows = self.techniques.pvs and self.techniques.alphabeta
+        for index, move in enumerate(moves):
+            position.make_move(move)
+            child_pv.clear()
+            if index == 0 or not null_windows:
+                score = -self.negamax(
+                    position, depth - 1, -beta, -alpha, ply + 1, child_pv
+                )
+            else:
+                # PVS: is this move better than alpha?  A null window answers only that.
+                score = -self.negamax(
+                    position, depth - 1, -alpha - 1, -alpha, ply + 1, child_pv
+                )
+                if alpha < score < beta:
+                    # PVS: better, by an unknown margin: the whole window measures it.
+                    notes.pvs_researches += 1
+                    child_pv.clear()
+                    score = -self.negamax(
+                        position, depth - 1, -beta, -alpha, ply + 1, child_pv
+                    )
+            position.unmake_move()
+            if score <= best:
+                continue
+            best = score
+            best_move = move  # TT: kept even when it did not raise alpha
+            if score > alpha:
+                alpha = score
+                pv[:] = [move, *child_pv]
+                if not ply:
+                    self.root_score = score  # a stopped iteration may play this move
+            if score >= beta and self.techniques.alphabeta:
+                # The opponent will not allow this position:
+                # its other moves cannot matter.
+                notes.cutoffs += 1
+                if index == 0:
+                    notes.first_move_cutoffs += 1
+                break
+        return best, best_move
+
+    def store_result(
+        self, position: Position, depth: int, alpha: int, beta: int, ply: int,
+        best: int, best_move: Move | None, tt_pv: bool,
+    ) -> None:
+        """Store the score `best` of a node searched with the window (alpha, beta),
+        as the bound that window makes it."""
+        if not self.techniques.tt:
+            return
+        if best >= beta:
+            bound = Bound.LOWER
+        elif best > alpha:
+            bound = Bound.EXACT
+        else:
+            # All moves stayed at or below alpha: none to recommend
+            bound = Bound.UPPER
+            best_move = None
+        self.tt.store(
+            position.key, best_move, score_to_tt(best, ply), depth, bound, tt_pv
+        )
 
     def search_with_aspiration(
         self, position: Position, depth: int, previous: Iteration | None,
