@@ -223,8 +223,8 @@ class Searcher:
         moves = legal_moves(position)
         if not moves:
             return -MATE + ply if is_in_check(position) else DRAW
-        # TT: a stored result may settle the node at once; if not, the entry may
-        # still name a move to try first.
+        # TT: probe_table returns a score only if the stored bound answers this
+        # window (a TT cutoff); tt_move and tt_pv are for the ordering and the store.
         cutoff, tt_move, tt_pv = self.probe_table(
             position, depth, alpha, beta, ply, moves, pv
         )
