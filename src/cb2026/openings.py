@@ -14,10 +14,8 @@ from pathlib import Path
 import chess
 import chess.pgn
 
-# Mainstream, roughly balanced lines, 4 to 8 plies each, in SAN from the start
-# position. Short lines keep the engines' own play dominant; every line is a
-# well-known main line, so neither side starts a match out of book theory.
-BUILTIN_OPENINGS: tuple[tuple[str, str], ...] = (
+# The open games, the Sicilian, French and Caro-Kann, and other replies to 1. e4.
+KING_PAWN_LINES: tuple[tuple[str, str], ...] = (
     ("Ruy Lopez, Morphy Defence", "e4 e5 Nf3 Nc6 Bb5 a6 Ba4 Nf6"),
     ("Ruy Lopez, Berlin Defence", "e4 e5 Nf3 Nc6 Bb5 Nf6 O-O Nxe4"),
     ("Ruy Lopez, Exchange Variation", "e4 e5 Nf3 Nc6 Bb5 a6 Bxc6 dxc6"),
@@ -51,6 +49,11 @@ BUILTIN_OPENINGS: tuple[tuple[str, str], ...] = (
     ("Modern Defence", "e4 g6 d4 Bg7 Nc3 d6"),
     ("Scandinavian Defence", "e4 d5 exd5 Qxd5 Nc3 Qa5 d4 Nf6"),
     ("Alekhine Defence, Modern", "e4 Nf6 e5 Nd5 d4 d6 Nf3 Bg4"),
+)
+
+# The Queen's Gambit, the Indian defences, the Dutch, and White's own systems
+# (London, Colle, Trompowsky).
+QUEEN_PAWN_LINES: tuple[tuple[str, str], ...] = (
     ("Queen's Gambit Declined, Orthodox", "d4 d5 c4 e6 Nc3 Nf6 Bg5 Be7"),
     ("Queen's Gambit Declined, Exchange", "d4 d5 c4 e6 Nc3 Nf6 cxd5 exd5"),
     ("Queen's Gambit Declined, Ragozin", "d4 Nf6 c4 e6 Nf3 d5 Nc3 Bb4"),
@@ -72,6 +75,10 @@ BUILTIN_OPENINGS: tuple[tuple[str, str], ...] = (
     ("London System", "d4 d5 Bf4 Nf6 e3 c5 c3 Nc6"),
     ("Colle System", "d4 d5 Nf3 Nf6 e3 e6 Bd3 c5"),
     ("Trompowsky Attack", "d4 Nf6 Bg5 Ne4 Bf4 c5"),
+)
+
+# The English, the Reti and the King's Indian Attack, Bird and Nimzo-Larsen.
+FLANK_LINES: tuple[tuple[str, str], ...] = (
     ("English Opening, Symmetrical", "c4 c5 Nc3 Nc6 g3 g6 Bg2 Bg7"),
     ("English Opening, Reversed Sicilian", "c4 e5 Nc3 Nf6 Nf3 Nc6 g3 d5"),
     ("English Opening, Anglo-Indian", "c4 Nf6 Nc3 g6 g3 Bg7 Bg2 O-O"),
@@ -79,6 +86,13 @@ BUILTIN_OPENINGS: tuple[tuple[str, str], ...] = (
     ("King's Indian Attack", "Nf3 d5 g3 Nf6 Bg2 c6 O-O Bg4"),
     ("Bird Opening", "f4 d5 Nf3 Nf6 e3 g6"),
     ("Nimzo-Larsen Attack", "b3 e5 Bb2 Nc6 e3 Nf6"),
+)
+
+# Mainstream, roughly balanced lines, 4 to 8 plies each, in SAN from the start
+# position. Short lines keep the engines' own play dominant; every line is a
+# well-known main line, so neither side starts a match out of book theory.
+BUILTIN_OPENINGS: tuple[tuple[str, str], ...] = (
+    KING_PAWN_LINES + QUEEN_PAWN_LINES + FLANK_LINES
 )
 
 UCI_MOVE_PATTERN = re.compile(r"^[a-h][1-8][a-h][1-8][qrbn]?$")
