@@ -243,8 +243,10 @@ def match_table(match: dict, command: str) -> str:
     sprt = sprt_text(match)
     # An SPRT that stopped the match decided how long it ran: its verdict comes first.
     leading = [("SPRT", sprt)] if sprt and sprt_decided(match) else []
+    # The engines head the table: a Markdown table needs a header row, and an empty one
+    # shows as an empty bar on the page.
+    header = ("engines", f"{first['name']} vs {second['name']}")
     rows = [
-        ("engines", f"{first['name']} vs {second['name']}"),
         *leading,
         ("limits", limits_text(match)),
         ("hash table", "; ".join(f"{engine['name']} {hash_text(engine)}"
@@ -276,7 +278,7 @@ def match_table(match: dict, command: str) -> str:
         ("load", conditions_text(match)),
         ("command", f"`{command}`"),
     ]
-    return "| | |\n|---|---|\n" + "\n".join(f"| {key} | {value} |" for key, value in rows)
+    return "\n".join(f"| {key} | {value} |" for key, value in [header, ("---", "---"), *rows])
 
 
 def interval_finding(match: dict, sprt_undecided: bool = False) -> str:

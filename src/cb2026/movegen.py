@@ -8,9 +8,10 @@ here we only follow how each piece moves, plus the special moves: double pawn
 pushes, en passant, promotions to all four pieces, and castling over empty
 squares while the castling right lasts.
 
-The generator is the hottest code of the engine, so it is one function with the
-tables and bound methods it needs held in local variables (a local lookup is
-much cheaper than a global or attribute lookup in CPython).
+The generator is the hottest code of the engine, so its loop over the board is
+one function with the tables and bound methods it needs held in local variables
+(a local lookup is much cheaper than a global or attribute lookup in CPython);
+only the rare moves (promotions, en passant, castling) are left to helpers.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from cb2026.attacks import (
     QUEEN_RAYS,
     ROOK_RAYS,
     Ray,
+    Targets,
 )
 from cb2026.board import (
     B1,
@@ -103,7 +105,6 @@ def pseudo_legal_moves(position: Position) -> list[Move]:
     enemy_bit = BLACK_BIT >> side
     moves: list[Move] = []
     append = moves.append
-    extend = moves.extend
     # Pawn geometry for the side to move: direction, and the ranks on which a
     # pawn may still double-step or is about to promote.
     if side == WHITE:
@@ -120,13 +121,9 @@ def pseudo_legal_moves(position: Position) -> list[Move]:
         if kind == PAWN:
             ahead = square + forward
             if square >> 3 == last_step_rank:
-                if not board[ahead]:
-                    move = square | ahead << 6
-                    extend([move | bits for bits in PROMOTION_BITS])
-                for target in pawn_captures[square]:
-                    if board[target] & enemy_bit:
-                        move = square | target << 6
-                        extend([move | bits for bits in PROMOTION_BITS])
+                add_promotions(
+                    board, square, ahead, pawn_captures[square], enemy_bit, moves
+                )
                 continue
             if not board[ahead]:
                 append(square | ahead << 6)
@@ -158,6 +155,24 @@ def pseudo_legal_moves(position: Position) -> list[Move]:
     if position.castling_rights:
         add_castling_moves(board, side, position.castling_rights, moves)
     return moves
+
+
+def add_promotions(
+    board: list[Piece],
+    square: Square,
+    ahead: Square,
+    capture_targets: Targets,
+    enemy_bit: int,
+    moves: list[Move],
+) -> None:
+    """Append to `moves` the promotions of the pawn on `square`, pushes first."""
+    if not board[ahead]:
+        move = square | ahead << 6
+        moves.extend([move | bits for bits in PROMOTION_BITS])
+    for target in capture_targets:
+        if board[target] & enemy_bit:
+            move = square | target << 6
+            moves.extend([move | bits for bits in PROMOTION_BITS])
 
 
 def add_en_passant_moves(

@@ -352,31 +352,7 @@ class Position:
             key ^= EN_PASSANT_KEYS[self.en_passant_square & 7]
             self.en_passant_square = None
         if move >> 12:
-            flag = move >> 15
-            if flag == DOUBLE_PUSH:
-                skipped = (from_square + to_square) >> 1
-                if pawn_attackers_exist(board, skipped, side ^ 1):
-                    self.en_passant_square = skipped
-                    key ^= EN_PASSANT_KEYS[skipped & 7]
-            elif flag == CASTLING:
-                rook_from, rook_to = CASTLING_ROOK_SQUARES[to_square]
-                rook = board[rook_from]
-                board[rook_to] = rook
-                board[rook_from] = EMPTY
-                key ^= (
-                    piece_square_keys[rook][rook_from]
-                    ^ piece_square_keys[rook][rook_to]
-                )
-            elif flag == EN_PASSANT:
-                # The captured pawn stands beside the from square, on the to
-                # square's file: flipping bit 3 moves from rank 6 to 5 (or 3 to 4).
-                captured_square = to_square ^ 8
-                key ^= piece_square_keys[board[captured_square]][captured_square]
-                board[captured_square] = EMPTY
-            else:
-                promoted = (piece & ~7) | (move >> 12 & 7)
-                board[to_square] = promoted
-                key ^= moving_keys[to_square] ^ piece_square_keys[promoted][to_square]
+            key = self.finish_special_move(move, key)
         if piece & 7 == KING:
             self.king_squares[side] = to_square
         rights = self.castling_rights
@@ -427,6 +403,36 @@ class Position:
         key ^= CASTLING_KEYS[self.castling_rights]
         if self.en_passant_square is not None:
             key ^= EN_PASSANT_KEYS[self.en_passant_square & 7]
+        return key
+
+    def finish_special_move(self, move: Move, key: int) -> int:
+        """Make a special move's extra changes for make_move; return the new key."""
+        board = self.board
+        to_square = move >> 6 & 63
+        flag = move >> 15
+        if flag == DOUBLE_PUSH:
+            skipped = ((move & 63) + to_square) >> 1
+            if pawn_attackers_exist(board, skipped, self.side_to_move ^ 1):
+                self.en_passant_square = skipped
+                key ^= EN_PASSANT_KEYS[skipped & 7]
+        elif flag == CASTLING:
+            rook_from, rook_to = CASTLING_ROOK_SQUARES[to_square]
+            rook_keys = PIECE_SQUARE_KEYS[board[rook_from]]
+            board[rook_to] = board[rook_from]
+            board[rook_from] = EMPTY
+            key ^= rook_keys[rook_from] ^ rook_keys[rook_to]
+        elif flag == EN_PASSANT:
+            # The captured pawn stands beside the from square, on the to
+            # square's file: flipping bit 3 moves from rank 6 to 5 (or 3 to 4).
+            captured_square = to_square ^ 8
+            key ^= PIECE_SQUARE_KEYS[board[captured_square]][captured_square]
+            board[captured_square] = EMPTY
+        else:
+            pawn = board[to_square]
+            promoted = (pawn & ~7) | (move >> 12 & 7)
+            board[to_square] = promoted
+            key ^= (PIECE_SQUARE_KEYS[pawn][to_square]
+                ^ PIECE_SQUARE_KEYS[promoted][to_square])
         return key
 
     def is_repetition(self, count: int = 3) -> bool:
