@@ -185,6 +185,8 @@ EXPERIMENTS: dict[str, list[Experiment]] = {
         Experiment("killers-history-clock",
                    ("self", "option.Killers=false", "option.History=false", "option.SEE=false"),
                    clock(SELF_PLAY_CLOCK), 400),
+        # SEE's order alone (it costs nodes in Kiwipete): all on against SEE off.
+        switched_off("SEE", nodes(SELF_PLAY_NODES), 1000),
     ],
 }
 
