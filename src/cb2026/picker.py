@@ -83,7 +83,7 @@ def mvv_lva_score(board: list[Piece], move: Move) -> int:
 def is_losing_capture(board: list[Piece], move: Move) -> bool:
     """Return True if SEE says the capture `move` loses material."""
     if move >> 12 & 7:
-        return False  # a promotion: it gains at least what a new queen is worth
+        return False  # promotions stay with the good captures, as MVV-LVA put them
     victim = PAWN if move >> 15 == EN_PASSANT else board[move >> 6 & 63] & 7
     # Taking a piece worth at least the attacker cannot lose: the mover may stop
     # after the first recapture.  SEE is needed only for the others.
@@ -121,7 +121,7 @@ class MovePicker:
         self.exchanges = exchanges
         self.staged = staged
         self.stage = ORDERED if not staged else TT_MOVE  # the stage of the last move
-        self.bad_captures = 0  # captures SEE put last
+        self.bad_captures = 0  # captures SEE set aside for the last stage
 
     def __iter__(self) -> Iterator[Move]:
         """Yield the moves, each stage scored only when the one before is used up."""
@@ -143,9 +143,9 @@ class MovePicker:
         for move in noisy:
             if self.exchanges and is_losing_capture(board, move):
                 losing.append(move)  # SEE: searched after the quiet moves
+                self.bad_captures += 1
             else:
                 yield move
-        self.bad_captures = len(losing)
         self.stage = KILLERS
         if self.killers is not None:
             # A killer from another position may be illegal here, or a capture.
