@@ -36,7 +36,7 @@ from cb2026.position import Position
 from cb2026.rules import legal_moves
 from cb2026.search import Searcher, Techniques, minimax
 from cb2026.see import see
-from positions import MIDDLEGAME, PERFT_POSITIONS, SEARCH_POSITIONS
+from positions import KIWIPETE, MIDDLEGAME, PERFT_POSITIONS, SEARCH_POSITIONS
 from see_referee import exchange_positions, exchange_result
 from test_search_alphabeta import RANDOM, SMALL
 
@@ -138,6 +138,41 @@ def test_a_search_fills_killers_and_history() -> None:
     assert max(searcher.history) > 0 > min(searcher.history)  # bonuses and maluses
     notes = searcher.notes
     assert notes.killer_cutoffs > 0 and notes.history_cutoffs > 0
+
+
+def test_a_cutoff_teaches_its_ply_and_its_side_only() -> None:
+    # Black to move, so that a table indexed by the wrong side would show it.
+    position = Position.from_fen(KIWIPETE.replace(" w ", " b "))
+    moves = legal_moves(position)
+    board = position.board
+    quiet = [move for move in moves if not is_noisy(board, move)]
+    capture = next(move for move in moves if is_noisy(board, move))
+    searcher = Searcher()
+    searcher.start_search()
+    picker = MovePicker(position, list(moves), killers=searcher.killers[3])
+    for _ in picker:  # run the picker to its last stage
+        pass
+    cutter, tried = quiet[0], quiet[1:4]
+    searcher.learn_from_cutoff(position, picker, cutter, True, tried, 4, 3)
+    assert searcher.killers[3] == [cutter, NO_MOVE]
+    assert all(slots == [NO_MOVE, NO_MOVE] for ply, slots in enumerate(searcher.killers)
+               if ply != 3)
+    black = 1 << 12
+    assert searcher.history[black | cutter & 4095] == 16  # depth 4: 4 * 4
+    assert all(searcher.history[black | move & 4095] == -16 for move in tried)
+    assert sum(map(abs, searcher.history)) == 16 * (1 + len(tried))  # White's untouched
+    # A capture that cuts teaches nothing, even with quiet moves tried before it.
+    searcher.learn_from_cutoff(position, picker, capture, False, tried, 4, 3)
+    assert searcher.killers[3] == [cutter, NO_MOVE]
+    assert sum(map(abs, searcher.history)) == 16 * (1 + len(tried))
+    # The counters follow the picker's stage (bad captures: none of their own).
+    assert picker.stage == BAD_CAPTURES
+    assert searcher.notes.killer_cutoffs == searcher.notes.history_cutoffs == 0
+    picker.stage = KILLERS
+    searcher.learn_from_cutoff(position, picker, cutter, True, [], 4, 3)
+    picker.stage = QUIETS
+    searcher.learn_from_cutoff(position, picker, cutter, True, [], 4, 3)
+    assert searcher.notes.killer_cutoffs == searcher.notes.history_cutoffs == 1
 
 
 # The picker hands out every legal move exactly once.
