@@ -92,6 +92,10 @@ def test_see_is_the_exchange_played_out_wherever_its_model_holds() -> None:
     # square of the pawn taken.
     ("8/2k5/8/3pP3/8/8/8/4K3 w - d6 0 1", "e5d6", 0),
     ("8/2k5/8/3pP3/8/8/8/3RK3 w - d6 0 1", "e5d6", 100),
+    # The king takes back a queen on f7, unless the rook behind the queen (an x-ray down
+    # the f-file) still defends the square.
+    ("6k1/5p2/8/8/8/5Q2/8/4K3 w - - 0 1", "f3f7", 100 - 900),
+    ("6k1/5p2/8/8/8/5Q2/8/4KR2 w - - 0 1", "f3f7", 100),
 ])
 def test_see_on_small_exchanges(fen: str, move: str, value: int) -> None:
     position = Position.from_fen(fen)
