@@ -177,6 +177,19 @@ EXPERIMENTS: dict[str, list[Experiment]] = {
         # The null move costs an evaluation and a few tests at every non-PV node: a clock.
         switched_off("NullMove", clock(SELF_PLAY_CLOCK), 400),
     ],
+    "stage-11-killers-history": [
+        # This chapter's ordering against chapter 10's: the three switches off in the second
+        # copy (with them off, the search is stage 10's, node for node).
+        Experiment("killers-history",
+                   ("self", "option.Killers=false", "option.History=false", "option.SEE=false"),
+                   nodes(SELF_PLAY_NODES), 1000),
+        # The picker, SEE and the history updates cost time at every node: a clock.
+        Experiment("killers-history-clock",
+                   ("self", "option.Killers=false", "option.History=false", "option.SEE=false"),
+                   clock(SELF_PLAY_CLOCK), 400),
+        # SEE's order alone (it costs nodes in Kiwipete): all on against SEE off.
+        switched_off("SEE", nodes(SELF_PLAY_NODES), 1000),
+    ],
 }
 
 

@@ -7,8 +7,8 @@ Runs the engine as it was at STAGE (tangled from the book) on a fixed set of pos
 writes book/data/STAGE/saves-EXPERIMENT-dDEPTH.json, which the chapter reads and renders.
 Each row is one search from a fresh searcher: score, best move, nodes and seconds, the
 search's notes and, for iterative deepening, every iteration it reported.
-Experiments: alphabeta, quiescence (fixed-depth `search`), tt, buckets, pvs, null-move
-(iterative deepening).
+Experiments: alphabeta, quiescence (fixed-depth `search`), tt, buckets, pvs, null-move,
+killers-history, killers, history, see (iterative deepening).
 The engine is the compiled build of STAGE (tools/compile_engine.py, built if missing) where
 a C compiler exists, else (or with --interpreted) the plain Python one; nodes, moves and
 scores are the same in both, only the seconds differ. The file says which (`"build"`), and
@@ -49,6 +49,17 @@ EXPERIMENTS: dict[str, list[dict[str, bool]]] = {
     "pvs": [{"pvs": False, "aspiration": False}, {"aspiration": False}, {"pvs": False}, {}],
     # Chapter 10: the null move off (stage 9's search) and on.
     "null-move": [{"null_move": False}, {}],
+    # Chapter 11: stage 10's ordering (all three off), then killers, + history, + SEE.
+    "killers-history": [
+        {"killers": False, "history": False, "see": False},
+        {"history": False, "see": False},
+        {"see": False},
+        {},
+    ],
+    # ... and each of the three alone switched off.
+    "killers": [{"killers": False}, {}],
+    "history": [{"history": False}, {}],
+    "see": [{"see": False}, {}],
 }
 FIXED_DEPTH_EXPERIMENTS = {"alphabeta", "quiescence"}  # stages 5 and 6 have no deepening
 

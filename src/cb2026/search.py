@@ -1,6 +1,6 @@
 # Generated from the book by tools/literate, from chapters stage-05-alphabeta,
 # stage-06-quiescence, stage-07-uci, stage-08-tt, stage-08.1-tt-buckets, stage-09-pvs,
-# stage-10-null-move.
+# stage-10-null-move, stage-11-killers-history.
 # Do not edit: change the chapters and run `make tangle`.
 
 """Looking ahead: negamax search with alpha-beta pruning.
@@ -24,10 +24,22 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from cb2026.board import BISHOP, KNIGHT, PAWN, QUEEN, ROOK, WHITE_BIT, Colour, Piece
+from cb2026.board import BISHOP, KNIGHT, QUEEN, ROOK, WHITE_BIT, Colour, Piece
 from cb2026.evaluate import evaluate
 from cb2026.limits import NO_LIMIT, Limits, allocate_time
 from cb2026.move import EN_PASSANT, Move
+from cb2026.picker import (
+    KILLERS,
+    QUIETS,
+    MovePicker,
+    add_killer,
+    history_bonus,
+    is_noisy,
+    mvv_lva_score,
+    new_history,
+    new_killers,
+    update_history,
+)
 from cb2026.position import NULL_MOVE, Position
 from cb2026.rules import is_fifty_move_draw, is_in_check, legal_moves
 from cb2026.tt import DEFAULT_HASH_MB, Bound, TranspositionTable
@@ -101,6 +113,12 @@ class Techniques:
 
     null_move: bool = True  # off: every move searched, no pass tried first
 
+    killers: bool = True  # off: no killer moves tried before the other quiet moves
+
+    history: bool = True  # off: the other quiet moves in the order they were generated
+
+    see: bool = True  # off: every capture in MVV-LVA order, the losing ones included
+
 
 @dataclass
 class Notes:
@@ -131,6 +149,12 @@ class Notes:
     null_move_tries: int = 0  # positions where the side to move passed
 
     null_move_cutoffs: int = 0  # ... where passing still reached beta: a cutoff
+
+    killer_cutoffs: int = 0  # cutoffs by one of the ply's killer moves
+
+    history_cutoffs: int = 0  # ... by one of the other quiet moves (history order)
+
+    bad_captures: int = 0  # captures the picker put last because SEE says they lose
 
 
 # The search asks whether it should stop once every 256 nodes: often enough to
@@ -168,14 +192,20 @@ class Searcher:
         # The table outlives a search: the next move's search starts from what
         # this one found.
         self.tt = TranspositionTable(DEFAULT_HASH_MB)
+        # What the search learns about moves (chapter 11); start_search empties them.
+        self.killers = new_killers()
+        self.history = new_history()
 
     def start_search(self) -> None:
-        """Get ready for a new search: fresh notes,
+        """Get ready for a new search: fresh notes, killers and history,
         and a new generation in the table."""
         self.notes = Notes()
         self.next_check = NODES_BETWEEN_CHECKS
         self.tt.new_search()
         self.tt.buckets = self.techniques.buckets
+        # Killers and history describe this search's tree: a new root starts afresh.
+        self.killers = new_killers()
+        self.history = new_history()
 
     def search(
         self, position: Position, depth: int
@@ -235,16 +265,10 @@ class Searcher:
             score = self.null_move_score(position, depth, beta, ply)
             if score >= beta:
                 return score
-        if self.techniques.ordering:
-            moves = self.order_moves(position, moves)
-        # TT: the table's move goes first, ahead of the MVV-LVA order.
-        if tt_move is not None:
-            moves.remove(tt_move)
-            moves.insert(0, tt_move)
-        if not ply:
-            moves = self.previous_best_first(self.allowed_root_moves(moves))
+        # The picker orders the moves, stage by stage, as the search asks for them.
+        picker = self.move_picker(position, moves, tt_move, ply)
         best, best_move = self.search_moves(
-            position, depth, alpha, beta, ply, moves, pv
+            position, depth, alpha, beta, ply, picker, pv
         )
         # TT: a stopped search never gets here (SearchStoppedError skips the store).
         self.store_result(position, depth, alpha, beta, ply, best, best_move, tt_pv)
@@ -507,18 +531,21 @@ class Searcher:
 
     def search_moves(
         self, position: Position, depth: int, alpha: int, beta: int, ply: int,
-        moves: list[Move], pv: list[Move],
+        picker: MovePicker, pv: list[Move],
     ) -> tuple[int, Move | None]:
-        """Search `moves` in their order; return the best score and its move
+        """Search the picker's moves in its order; return the best score and its move
         (the line in `pv` if the score beat alpha)."""
         notes = self.notes
         best = -INFINITY
         best_move = None
         child_pv: list[Move] = []
+        board = position.board
+        quiets_tried: list[Move] = []  # quiet moves searched without a cutoff
         # PVS: null windows pay only where alpha-beta prunes (with it off,
         # this is minimax).
         null_windows = self.techniques.pvs and self.techniques.alphabeta
-        for index, move in enumerate(moves):
+        for index, move in enumerate(picker):
+            quiet = not is_noisy(board, move)
             position.make_move(move)
             child_pv.clear()
             if index == 0 or not null_windows:
@@ -538,22 +565,26 @@ class Searcher:
                         position, depth - 1, -beta, -alpha, ply + 1, child_pv
                     )
             position.unmake_move()
-            if score <= best:
-                continue
-            best = score
-            best_move = move  # TT: kept even when it did not raise alpha
-            if score > alpha:
-                alpha = score
-                pv[:] = [move, *child_pv]
-                if not ply:
-                    self.root_score = score  # a stopped iteration may play this move
-            if score >= beta and self.techniques.alphabeta:
-                # The opponent will not allow this position:
-                # its other moves cannot matter.
-                notes.cutoffs += 1
-                if index == 0:
-                    notes.first_move_cutoffs += 1
-                break
+            if score > best:
+                best = score
+                best_move = move  # TT: kept even when it did not raise alpha
+                if score > alpha:
+                    alpha = score
+                    pv[:] = [move, *child_pv]
+                    if not ply:
+                        self.root_score = score  # a stopped iteration may play it
+                if score >= beta and self.techniques.alphabeta:
+                    # The opponent will not allow this position:
+                    # its other moves cannot matter.
+                    notes.cutoffs += 1
+                    if index == 0:
+                        notes.first_move_cutoffs += 1
+                    self.learn_from_cutoff(position, picker, move, quiet, quiets_tried,
+                                           depth, ply)
+                    break
+            if quiet:
+                quiets_tried.append(move)
+        notes.bad_captures += picker.bad_captures
         return best, best_move
 
     def store_result(
@@ -661,17 +692,52 @@ class Searcher:
             return beta if is_mate_score(score) else score
         return score
 
+    def move_picker(
+        self, position: Position, moves: list[Move], tt_move: Move | None, ply: int
+    ) -> MovePicker:
+        """Return the picker that hands out this node's moves in the order to search."""
+        techniques = self.techniques
+        if ply and techniques.ordering:
+            return MovePicker(
+                position, moves, tt_move,
+                killers=self.killers[ply] if techniques.killers else None,
+                history=self.history if techniques.history else None,
+                exchanges=techniques.see,
+            )
+        # The root orders its moves once, as before: it puts the previous iteration's
+        # best move first and searches only what `go searchmoves` allows.  With ordering
+        # off, every node takes the moves as generated, the table's move first.
+        if techniques.ordering:
+            moves = self.order_moves(position, moves)
+        if tt_move is not None:
+            moves.remove(tt_move)
+            moves.insert(0, tt_move)
+        if not ply:
+            moves = self.previous_best_first(self.allowed_root_moves(moves))
+        return MovePicker(position, moves, staged=False)
 
-def mvv_lva_score(board: list[int], move: Move) -> int:
-    """Return how early to search a capture or promotion: big victim first,
-    then small attacker."""
-    victim = board[move >> 6 & 63] & 7
-    if move >> 15 == EN_PASSANT:
-        victim = PAWN  # the captured pawn is not on the target square
-    attacker = board[move & 63] & 7
-    # Piece types run from pawn (1) to queen (5), so they double as a value order.
-    # A promotion counts as capturing the piece it becomes.
-    return (victim + (move >> 12 & 7)) * 8 - attacker
+    def learn_from_cutoff(
+        self, position: Position, picker: MovePicker, move: Move, quiet: bool,
+        quiets_tried: list[Move], depth: int, ply: int,
+    ) -> None:
+        """Count a cutoff by its stage; a quiet move that cut becomes a killer, and
+        gains history, which the quiet moves tried before it lose."""
+        notes = self.notes
+        if picker.stage == KILLERS:
+            notes.killer_cutoffs += 1
+        elif picker.stage == QUIETS:
+            notes.history_cutoffs += 1
+        if not quiet:
+            return  # captures are ordered by the material they win, not by history
+        techniques = self.techniques
+        if techniques.killers:
+            add_killer(self.killers[ply], move)
+        if techniques.history:
+            side = position.side_to_move << 12
+            bonus = history_bonus(depth)
+            update_history(self.history, side | move & 4095, bonus)
+            for tried in quiets_tried:
+                update_history(self.history, side | tried & 4095, -bonus)
 
 
 # The deepest iteration iterative deepening will start (far beyond reach in Python).
