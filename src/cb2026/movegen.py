@@ -8,8 +8,8 @@ here we only follow how each piece moves, plus the special moves: double pawn
 pushes, en passant, promotions to all four pieces, and castling over empty
 squares while the castling right lasts.
 
-The generator is the hottest code of the engine, so its loop over the board is
-one function with the tables and bound methods it needs held in local variables
+The generator runs in every position the engine looks beyond, so its loop over the
+board is one function with the tables and bound methods it needs held in local variables
 (a local lookup is much cheaper than a global or attribute lookup in CPython);
 only the rare moves (promotions, en passant, castling) are left to helpers.
 """
