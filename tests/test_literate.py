@@ -17,7 +17,7 @@ from docutils.utils import new_document
 
 from book_extensions import load_book_extension
 from literate.__main__ import drift
-from literate.book import CodeCell, chapters, repository_root, stage_number
+from literate.book import Chapter, CodeCell, chapters, repository_root, stage_number
 from literate.tangle import CellReport, Change, Place, TangleError, Tangler, render_module
 
 pytestmark = [pytest.mark.stage("stage-01-board"), pytest.mark.tooling]
@@ -375,3 +375,14 @@ def test_a_main_guard_goes_last_so_the_module_can_run() -> None:
     namespace: dict = {"__name__": "__main__"}
     exec(text, namespace)
     assert namespace["RESULT"] == 7
+
+
+def test_a_chapter_is_read_again_once_its_file_changes(tmp_path: Path) -> None:
+    path = tmp_path / "stage-01-a.md"
+    cell = "```{code-cell} ipython3\nx = %d\n```\n"
+    path.write_text(cell % 1)
+    chapter = Chapter("stage-01-a", path)
+    assert [code.source for code in chapter.code_cells()] == ["x = 1"]
+    assert chapter.code_cells() == chapter.code_cells()  # kept: the file did not change
+    path.write_text(cell % 2 + "\n" + cell % 3)
+    assert [code.source for code in chapter.code_cells()] == ["x = 2", "x = 3"]

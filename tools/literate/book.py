@@ -27,6 +27,10 @@ class CodeCell:
     source: str
 
 
+# The code cells of every chapter file read so far, by path, modification time and size.
+READ_CODE_CELLS: dict[tuple[Path, int, int], tuple[CodeCell, ...]] = {}
+
+
 @dataclass(frozen=True)
 class Chapter:
     """A chapter of the book: its stage id and its MyST Markdown file."""
@@ -46,6 +50,16 @@ class Chapter:
     def code_cells(self) -> list[CodeCell]:
         """The chapter's code cells with the lines of the file where they are, so that an
         error can point at the line to fix."""
+        # Reading a chapter is slow (jupytext), and one run of a tool tangles many stages,
+        # each from every chapter before it: a file is read again only once it has changed.
+        status = self.path.stat()
+        key = (self.path.resolve(), status.st_mtime_ns, status.st_size)
+        if key not in READ_CODE_CELLS:
+            READ_CODE_CELLS[key] = tuple(self.read_code_cells())
+        return list(READ_CODE_CELLS[key])
+
+    def read_code_cells(self) -> list[CodeCell]:
+        """Read the chapter's code cells from its file (see code_cells)."""
         cells = [
             (index, cell) for index, cell in enumerate(self.cells()) if cell.cell_type == "code"
         ]
