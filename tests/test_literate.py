@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import signal
 import subprocess
@@ -11,6 +12,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
 
+import jupytext
 import pytest
 from docutils import nodes
 from docutils.utils import new_document
@@ -377,12 +379,27 @@ def test_a_main_guard_goes_last_so_the_module_can_run() -> None:
     assert namespace["RESULT"] == 7
 
 
-def test_a_chapter_is_read_again_once_its_file_changes(tmp_path: Path) -> None:
+def test_a_chapter_is_parsed_again_exactly_when_its_text_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    parses: list[str] = []
+    parse = jupytext.reads
+    monkeypatch.setattr(jupytext, "reads", lambda text, **kw: parses.append(text) or
+                        parse(text, **kw))
     path = tmp_path / "stage-01-a.md"
     cell = "```{code-cell} ipython3\nx = %d\n```\n"
     path.write_text(cell % 1)
     chapter = Chapter("stage-01-a", path)
     assert [code.source for code in chapter.code_cells()] == ["x = 1"]
-    assert chapter.code_cells() == chapter.code_cells()  # kept: the file did not change
+    assert [code.source for code in chapter.code_cells()] == ["x = 1"]
+    assert len(parses) == 1  # the unchanged file was not parsed again
+    # An edit of the same size, its old modification time put back: still seen.
+    status = path.stat()
+    path.write_text(cell % 2)
+    os.utime(path, ns=(status.st_atime_ns, status.st_mtime_ns))
+    assert [code.source for code in chapter.code_cells()] == ["x = 2"]
     path.write_text(cell % 2 + "\n" + cell % 3)
     assert [code.source for code in chapter.code_cells()] == ["x = 2", "x = 3"]
+    assert len(parses) == 3
+    with pytest.raises(TypeError):
+        chapter.code_cells()[0].metadata["export"] = "board"  # type: ignore[index]

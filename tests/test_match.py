@@ -611,6 +611,27 @@ def test_resume_refuses_another_matchs_journal(
     assert len(path.read_text().splitlines()) == 1 + 4
 
 
+def test_resume_replays_the_games_in_the_order_they_finished(tmp_path: Path) -> None:
+    """The SPRT is sequential: a resumed match must see the games in the journal's order."""
+    status, _, _ = run_main(cb2026_pair_arguments(4), tmp_path)
+    assert status == 0
+    path = journal_path(tmp_path / "result.json")
+    header, *games = path.read_text().splitlines()
+    # As if the second pair had finished first, as it may with two games at a time.
+    finished = [games[2], games[3], games[1], games[0]]
+    path.write_text("\n".join([header, *finished]) + "\n")
+    status, summary, _ = run_main([*cb2026_pair_arguments(4), "--resume"], tmp_path)
+    assert status == 0 and summary["games_resumed"] == 4
+    # Rewritten by the resume from the games it read: still in the order they finished.
+    rewritten = [json.loads(line)["index"] for line in path.read_text().splitlines()[1:]]
+    assert rewritten == [json.loads(line)["index"] for line in finished]
+    assert rewritten != sorted(rewritten)
+    # A game twice in a journal is a broken journal, not a game to count twice.
+    path.write_text("\n".join([header, *finished, finished[0]]) + "\n")
+    with pytest.raises(SystemExit):
+        main([*cb2026_pair_arguments(4), "--resume", "--json", str(tmp_path / "result.json")])
+
+
 def test_resume_refuses_a_journal_of_another_sprt(
     tmp_path: Path, capsys: pytest.CaptureFixture
 ) -> None:

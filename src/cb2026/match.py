@@ -652,8 +652,12 @@ def read_journal(settings: MatchSettings) -> list[GameResult]:
             raise ValueError(
                 f"{path} holds game {data['index'] + 1}, beyond this match"
             )
+        if data["index"] in results:
+            raise ValueError(f"{path}:{number} holds game {data['index'] + 1} again")
         results[data["index"]] = result_from_json(data, tasks[data["index"]])
-    return [results[index] for index in sorted(results)]
+    # In the order the games finished, not by pair: the SPRT is sequential, and the
+    # same games in another order may cross a bound the match itself never reached.
+    return list(results.values())
 
 
 def play_pair_on_new_engines(

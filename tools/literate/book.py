@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 
 import jupytext
 import yaml
@@ -23,12 +26,13 @@ class CodeCell:
     index: int
     fence_line: int
     first_line: int
-    metadata: dict
+    metadata: Mapping  # read-only: the same cell is handed to every caller
     source: str
 
 
-# The code cells of every chapter file read so far, by path, modification time and size.
-READ_CODE_CELLS: dict[tuple[Path, int, int], tuple[CodeCell, ...]] = {}
+# The code cells of every chapter text parsed so far, by a digest of the text: a file whose
+# bytes are unchanged is not parsed again, whatever its modification time says.
+READ_CODE_CELLS: dict[bytes, tuple[CodeCell, ...]] = {}
 
 
 @dataclass(frozen=True)
@@ -50,27 +54,30 @@ class Chapter:
     def code_cells(self) -> list[CodeCell]:
         """The chapter's code cells with the lines of the file where they are, so that an
         error can point at the line to fix."""
-        # Reading a chapter is slow (jupytext), and one run of a tool tangles many stages,
-        # each from every chapter before it: a file is read again only once it has changed.
-        status = self.path.stat()
-        key = (self.path.resolve(), status.st_mtime_ns, status.st_size)
+        # Parsing a chapter is slow (jupytext), and one run of a tool tangles many stages,
+        # each from every chapter before it; reading and hashing its bytes is fast.
+        text = self.path.read_text()
+        key = hashlib.blake2b(text.encode(), digest_size=16).digest()
         if key not in READ_CODE_CELLS:
-            READ_CODE_CELLS[key] = tuple(self.read_code_cells())
+            READ_CODE_CELLS[key] = tuple(self.parse_code_cells(text))
         return list(READ_CODE_CELLS[key])
 
-    def read_code_cells(self) -> list[CodeCell]:
-        """Read the chapter's code cells from its file (see code_cells)."""
+    def parse_code_cells(self, text: str) -> list[CodeCell]:
+        """The code cells of `text`, the chapter's file (see code_cells)."""
         cells = [
-            (index, cell) for index, cell in enumerate(self.cells()) if cell.cell_type == "code"
+            (index, cell)
+            for index, cell in enumerate(jupytext.reads(text, fmt="md:myst").cells)
+            if cell.cell_type == "code"
         ]
-        places = code_cell_lines(self.path.read_text().splitlines())
+        places = code_cell_lines(text.splitlines())
         if len(places) != len(cells):
             raise ValueError(
                 f"{self.path.name}: found {len(places)} code-cell fences but jupytext reads"
                 f" {len(cells)} code cells"
             )
         return [
-            CodeCell(index, fence_line, first_line, dict(cell.metadata), cell.source)
+            CodeCell(index, fence_line, first_line, MappingProxyType(dict(cell.metadata)),
+                     cell.source)
             for (index, cell), (fence_line, first_line) in zip(cells, places, strict=True)
         ]
 
