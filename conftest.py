@@ -52,10 +52,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     parser.addoption(
         "--snapshots",
-        default="own",
-        choices=["own", "all"],
-        help="what each stage snapshot runs (tests/test_stages.py): its own stage's engine"
-        " tests (default), or all its engine tests and its chapter (make test-stages, run by CI)",
+        default="none",
+        choices=["none", "own", "all"],
+        help="what each stage snapshot runs (tests/test_stages.py): nothing (default: the"
+        " snapshots are make test-stages' job), its own stage's engine tests, or all its"
+        " engine tests and its chapter (make test-stages, run by CI)",
     )
 
 
