@@ -1,12 +1,19 @@
 """A referee for static exchange evaluation (chapter 11): the exchange played out in full.
 
-`exchange_result` answers what SEE answers, by brute force over python-chess's legal moves:
-after a capture, the two sides take turns capturing on the same square, in every order
-the rules allow, each side free to stop. It also says whether SEE's simplified model of the
-exchange held all along: that every piece attacking the square may capture it (no pin, no
-check forbids it), except a king onto a square still attacked, and that no pawn promotes
-on the way. Where the model held, SEE must give the referee's answer exactly; where it did
-not, the two may differ, and the chapter counts how often.
+`exchange_result` answers the question SEE answers, by brute force over python-chess's
+legal moves: after a capture, the two sides take turns capturing on the same square, in
+every order the rules allow, each side free to stop. It also says whether SEE's simplified
+model of the exchange held all along: that every piece attacking the square may capture it
+(no pin, no check forbids it), except a king onto a square still attacked, and that no pawn
+promotes on the way.
+
+SEE simplifies one thing more: each side recaptures with its cheapest piece (the king
+last). `cheapest_first_result` plays the exchange under that rule as well. Where the model
+held, SEE computes exactly that game, so it must give its value; whether the free order
+would have done better (a cheaper recapture can open a line for the opponent) is a
+separate count. When two pieces of the cheapest kind can capture, SEE takes the first it
+finds and the referee does not guess which: it gives the lowest and the highest value any
+choice gives, and SEE must lie between them.
 
 The positions it is tried on: `exchange_positions` plays random games from the book's
 opening suite (a seeded generator, so the same positions every run).
@@ -68,6 +75,45 @@ def exchange_result(board: chess.Board, move: chess.Move) -> tuple[int, bool]:
     reply, held = best_exchange(board, move.to_square)
     board.pop()
     return gain - reply, held and not move.promotion
+
+
+# The order in which SEE's model recaptures: the cheapest kind first, the king last.
+RECAPTURE_ORDER = {chess.PAWN: 1, chess.KNIGHT: 2, chess.BISHOP: 3, chess.ROOK: 4,
+                   chess.QUEEN: 5, chess.KING: 6}
+
+
+def cheapest_first(board: chess.Board, square: chess.Square, favour_mover: bool) -> int:
+    """Return the most material the side to move wins on `square` when each side may
+    capture only with its cheapest kind of piece that can (0: it stops at once).
+    Several pieces of that kind: the best choice for the side to move at this step if
+    `favour_mover`, else the worst, and the other way round at the next step."""
+    legal = list(board.generate_legal_moves(to_mask=chess.BB_SQUARES[square]))
+    if not legal:
+        return 0
+    rank = {move: RECAPTURE_ORDER[board.piece_type_at(move.from_square) or chess.KING]
+            for move in legal}
+    cheapest = min(rank.values())
+    outcomes = []
+    for move in legal:
+        if rank[move] == cheapest:
+            gain = captured_value(board, move)
+            board.push(move)
+            outcomes.append(gain - cheapest_first(board, square, not favour_mover))
+            board.pop()
+    return max(0, max(outcomes) if favour_mover else min(outcomes))
+
+
+def cheapest_first_result(board: chess.Board, move: chess.Move) -> tuple[int, int]:
+    """Return the lowest and the highest value of the capture `move` when every
+    recapture is made by the cheapest kind of piece that can (SEE's order): the two
+    differ only where the choice between two pieces of that kind matters."""
+    gain = captured_value(board, move)
+    board.push(move)
+    # The opponent moves next: the worst choice for it is the best for `move`.
+    lowest = gain - cheapest_first(board, move.to_square, True)
+    highest = gain - cheapest_first(board, move.to_square, False)
+    board.pop()
+    return lowest, highest
 
 
 def exchange_positions(count: int, seed: int) -> list[str]:

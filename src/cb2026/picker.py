@@ -130,6 +130,9 @@ class MovePicker:
             return
         tt_move = self.tt_move
         if tt_move is not None:
+            # Not looked for in `moves`: the search passes a stored move only when
+            # probe_table found it among them (a move stored by another position with
+            # the same key may be illegal here).
             yield tt_move
         board = self.position.board
         noisy: list[Move] = []
