@@ -27,13 +27,14 @@ from cb2026.rules import is_in_check
 from cb2026.search import (
     LMR_DEPTH,
     LMR_TABLE_SIZE,
+    MATE,
     REDUCTIONS,
     Searcher,
     Techniques,
     late_move_reduction,
 )
 from literate.stages import package_folder
-from positions import MIDDLEGAME, SEARCH_POSITIONS
+from positions import MATE_IN_THREE, MIDDLEGAME, SEARCH_POSITIONS
 
 pytestmark = pytest.mark.stage("stage-12-lmr")
 
@@ -190,6 +191,23 @@ def test_the_notes_are_consistent() -> None:
     assert off_notes.reductions == off_notes.lmr_researches == 0
     # The middlegame at depth 5: reductions save nodes there.
     assert on_notes.nodes < off_notes.nodes
+
+
+def test_go_mate_reduces_nothing_and_finds_the_mate() -> None:
+    # Deepening to 6 plies with reductions does not see the mate in three yet (a reduced
+    # mating move); `go mate 3` searches the same 6 plies without them, and does.
+    reduced = Searcher()
+    _, last = reduced.think(Position.from_fen(MATE_IN_THREE), Limits(depth=6), lambda _: None)
+    assert last is not None and last.score != MATE - 5 and reduced.notes.reductions > 0
+    proving = Searcher()
+    _, last = proving.think(Position.from_fen(MATE_IN_THREE), Limits(mate=3), lambda _: None)
+    assert last is not None and last.score == MATE - 5 and last.depth == 6
+    assert proving.notes.reductions == 0
+    # The next search on the same searcher reduces again (its table emptied first, or the
+    # stored mate would end the search at once).
+    proving.tt.clear()
+    proving.think(Position.from_fen(MATE_IN_THREE), Limits(depth=6), lambda _: None)
+    assert proving.notes.reductions > 0
 
 
 # The switch.

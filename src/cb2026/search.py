@@ -438,6 +438,8 @@ class Searcher:
         self.node_limit = NO_LIMIT  # depth 1 always completes, whatever `go nodes` says
         self.completed_depth = 0
         self.previous_best_move = None
+        # `go mate N` promises every mate in N moves by depth 2N: no reductions.
+        self.proving_mate = limits.mate is not None
         return soft
 
     def note_complete_iteration(self, iteration: Iteration, limits: Limits) -> None:
@@ -553,8 +555,8 @@ class Searcher:
         # this is minimax).
         null_windows = self.techniques.pvs and self.techniques.alphabeta
         # LMR: not at the root, not near the leaves, never out of check.
-        may_reduce = (null_windows and self.techniques.lmr and ply > 0
-                      and depth >= LMR_DEPTH and not is_in_check(position))
+        may_reduce = (null_windows and self.techniques.lmr and not self.proving_mate
+                      and ply > 0 and depth >= LMR_DEPTH and not is_in_check(position))
         pv_node = beta - alpha > 1
         side = position.side_to_move << 12  # the history table's index of this side
         for index, move in enumerate(picker):
@@ -776,6 +778,9 @@ class Searcher:
             self.notes.lmr_researches += 1
             child_pv.clear()
         return -self.negamax(position, depth - 1, -alpha - 1, -alpha, ply + 1, child_pv)
+
+    # True during a `go mate` search, which reduces nothing (set by prepare_to_think).
+    proving_mate: bool = False
 
 
 # The deepest iteration iterative deepening will start (far beyond reach in Python).
