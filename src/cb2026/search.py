@@ -554,7 +554,7 @@ class Searcher:
         # PVS: null windows pay only where alpha-beta prunes (with it off,
         # this is minimax).
         null_windows = self.techniques.pvs and self.techniques.alphabeta
-        # LMR: not at the root, not near the leaves, never out of check.
+        # LMR: not at the root, not near the leaves, not in check, not for `go mate`.
         may_reduce = (null_windows and self.techniques.lmr and not self.proving_mate
                       and ply > 0 and depth >= LMR_DEPTH and not is_in_check(position))
         pv_node = beta - alpha > 1
