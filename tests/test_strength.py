@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import shlex
 import subprocess
 import sys
 import warnings
@@ -18,8 +19,10 @@ import jupytext
 import matplotlib
 import pytest
 
+import elo_matches
 import strength_by_stage
 from compile_engine import missing_compiler
+from literate.stages import package_folder
 from strength_by_stage import StagePlan
 
 pytestmark = [pytest.mark.stage("stage-07.1-matches"), pytest.mark.tooling]
@@ -81,6 +84,34 @@ def test_another_build_or_anchor_version_never_shares_a_chart(
     monkeypatch.setattr(strength_by_stage.importlib.metadata, "version", lambda _name: "9999.1")
     after = strength_by_stage.settings(options)
     assert after["anchor_version"] == "sunfish 9999.1" and after != before
+
+
+def test_an_elo_experiment_may_ask_for_the_plain_python_build(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # tools/elo_matches.py: stage 12's strength matches play the plain Python engine.
+    experiments = {experiment.name: experiment
+                   for experiment in elo_matches.EXPERIMENTS["stage-12-lmr"]}
+    pure = ["sunfish-pure", "stockfish-1350-pure", "stockfish-1500-pure"]
+    assert [experiments[name].build for name in pure] == ["interpreted"] * 3
+    assert all(experiments[name].limits == ("--tc", "10+0.1") for name in pure)
+    assert experiments["sunfish-pure"].games == 400
+    assert experiments["lmr"].build == "compiled"  # the default, as for every other stage
+    with pytest.raises(ValueError, match="unknown build"):
+        elo_matches.build_suffix("fast")
+
+    def compiling(*arguments: object) -> None:
+        raise AssertionError("the interpreted build must not be compiled")
+
+    monkeypatch.setattr(elo_matches, "engine_folder", compiling)
+    command, build = elo_matches.engine_command("stage-07-uci", "interpreted")
+    assert build == "interpreted"
+    assert str(package_folder("stage-07-uci", ROOT)) in shlex.split(command)[-1]
+    arguments = elo_matches.match_arguments(
+        "stage-07-uci", experiments["sunfish-pure"], 2, False, command)
+    engines = [arguments[index + 1] for index, word in enumerate(arguments)
+               if word == "--engine"]
+    assert shlex.split(engines[0]) == [f"cmd={command}", "name=cb2026"]
+    assert shlex.split(engines[1]) == [f"cmd={elo_matches.SUNFISH}", "name=sunfish"]
 
 
 def test_only_takes_a_stage_that_plays(monkeypatch: pytest.MonkeyPatch,

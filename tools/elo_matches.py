@@ -12,10 +12,13 @@ run under the test suite. While a match runs, its journal lives in build/matches
 
 The engine is the compiled build of the stage (tools/compile_engine.py, built if missing)
 where a C compiler exists, else the plain Python one: the same source, so the same games
-at fixed nodes, in a third of the time. Every run holds the measurement lock
-(tools/quiet.py), so no timing overlaps a match. A match on a clock also needs a quiet
-machine, since load would cost its engines time; a fixed-node match does not (its games
-are the same under any load), so it records the load but never refuses for it.
+at fixed nodes, in a third of the time. An experiment may ask for the plain Python build
+(`build="interpreted"`): the strength matches of stage 12 rate the engine as a reader runs
+it, in pure Python like Sunfish. Each data file records the build that played. Every run
+holds the measurement lock (tools/quiet.py), so no timing overlaps a match. A match on a
+clock also needs a quiet machine, since load would cost its engines time; a fixed-node
+match does not (its games are the same under any load), so it records the load but never
+refuses for it.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 
 import quiet  # noqa: E402
 from compile_engine import engine_folder  # noqa: E402
+from literate.stages import package_folder  # noqa: E402
 
 # Games end early by the usual adjudication: a side down 10 pawns for 3 moves in a row
 # resigns, 8 moves near 0 after move 40 agree a draw, and 150 moves are a draw.
@@ -62,6 +66,8 @@ class Experiment:
     games: int  # the most games; an SPRT may end the match sooner
     sprt: str | None = WORTH_SPRT
     both: tuple[str, ...] = ()  # options for cb2026 on both sides (self-play only)
+    # "compiled" (mypyc, where a C compiler exists) or "interpreted" (plain Python).
+    build: str = "compiled"
 
     @property
     def on_clock(self) -> bool:
@@ -105,14 +111,32 @@ SELF_PLAY_CLOCK = "2+0.02"
 BUCKET_HASH_MB = 1
 BUCKET_SLOTS = 512
 
-def stockfish_level(elo: int, limits: tuple[str, ...], games: int) -> Experiment:
+BUILDS = ("compiled", "interpreted")
+
+
+def build_suffix(build: str) -> str:
+    """Return what an experiment's name adds for its build: "-pure" for plain Python."""
+    if build not in BUILDS:
+        raise ValueError(f"unknown build {build!r}: one of {', '.join(BUILDS)}")
+    return "-pure" if build == "interpreted" else ""
+
+
+def stockfish_level(
+    elo: int, limits: tuple[str, ...], games: int, build: str = "compiled"
+) -> Experiment:
     """Return a match against Stockfish weakened to `elo` on its UCI_Elo scale, one thread."""
     return Experiment(
-        f"stockfish-{elo}",
+        f"stockfish-{elo}{build_suffix(build)}",
         (f"cmd={STOCKFISH}", f"name=stockfish-{elo}", "option.UCI_LimitStrength=true",
          f"option.UCI_Elo={elo}", "option.Threads=1"),
-        limits, games, None,
+        limits, games, None, build=build,
     )
+
+
+def sunfish(limits: tuple[str, ...], games: int, build: str = "compiled") -> Experiment:
+    """Return a match against Sunfish (PyPI), the anchor of tools/strength_by_stage.py."""
+    return Experiment(f"sunfish{build_suffix(build)}", (f"cmd={SUNFISH}", "name=sunfish"),
+                      limits, games, None, build=build)
 
 
 # Stockfish 15.1 turns UCI_Elo into a skill level and freezes its (randomly weakened) move at
@@ -121,6 +145,10 @@ def stockfish_level(elo: int, limits: tuple[str, ...], games: int) -> Experiment
 # first edition) had Sunfish about 100 Elo above UCI_Elo 1350, so cb2026 near 1650: the
 # levels bracket that.
 STOCKFISH_LEVELS = (1500, 1650, 1800)
+
+# The clock of the strength matches at the end of stage 12, and Stockfish's levels there.
+STRENGTH_CLOCK = "10+0.1"
+STRENGTH_LEVELS = (1350, 1500)
 
 EXPERIMENTS: dict[str, list[Experiment]] = {
     "stage-05-alphabeta": [
@@ -193,6 +221,20 @@ EXPERIMENTS: dict[str, list[Experiment]] = {
         # SEE's order alone (it costs nodes in Kiwipete): all on against SEE off.
         switched_off("SEE", nodes(SELF_PLAY_NODES), 1000),
     ],
+    "stage-12-lmr": [
+        # This chapter's search against chapter 11's: LMR off in the second copy (with it
+        # off, the search is stage 11's, node for node).
+        switched_off("LMR", nodes(SELF_PLAY_NODES), 1000),
+        # LMR costs a check test and a table look-up per late move: a clock too.
+        switched_off("LMR", clock(SELF_PLAY_CLOCK), 400),
+        # Issue 10's strength at the end of stage 12: the plain Python build, as Sunfish is,
+        # at 10+0.1 on the opening suite. The goal is +150 Elo against Sunfish; Stockfish's
+        # levels bracket the engine (the compiled stage-7 engine at 5+0.05 scored -227
+        # against 1800 and was not resolved against 1500, chapter 7.1).
+        sunfish(clock(STRENGTH_CLOCK), 400, build="interpreted"),
+        *(stockfish_level(elo, clock(STRENGTH_CLOCK), 134, build="interpreted")
+          for elo in STRENGTH_LEVELS),
+    ],
 }
 
 
@@ -211,11 +253,15 @@ def estimated_hours(experiment: Experiment) -> float | None:
     return seconds_per_game * experiment.games / concurrency(experiment) / 3600
 
 
-def engine_command(stage: str) -> str:
-    """A shell command that starts cb2026 as it was at `stage` (compiled where possible)."""
-    folder, _build = engine_folder(stage, ROOT)
+def engine_command(stage: str, build: str = "compiled") -> tuple[str, str]:
+    """A shell command that starts cb2026 as it was at `stage`, and the build it runs:
+    compiled where possible, unless `build` asks for plain Python."""
+    if build_suffix(build):
+        folder, build = package_folder(stage, ROOT), "interpreted"
+    else:
+        folder, build = engine_folder(stage, ROOT)
     code = f"import sys; sys.path.insert(0, {str(folder)!r}); from cb2026.cli import main; main()"
-    return shlex.join([sys.executable, "-c", code])
+    return shlex.join([sys.executable, "-c", code]), build
 
 
 def working_path(stage: str, name: str) -> Path:
@@ -236,9 +282,11 @@ def concurrency(experiment: Experiment) -> int:
     return max(1, cores - 1) if experiment.on_clock else cores
 
 
-def match_arguments(stage: str, experiment: Experiment, games: int, resume: bool) -> list[str]:
-    """The match runner's arguments for one of the book's matches."""
-    ours = f"cmd={engine_command(PLAYING_STAGE.get(stage, stage))}"
+def match_arguments(
+    stage: str, experiment: Experiment, games: int, resume: bool, command: str
+) -> list[str]:
+    """The match runner's arguments for one of the book's matches; `command` starts cb2026."""
+    ours = f"cmd={command}"
     first = shlex.join([ours, "name=cb2026", *experiment.both])
     if experiment.opponent[0] == "self":
         # Named after every option switched off: cb2026-no-pvs-aspiration.
@@ -263,17 +311,18 @@ def match_arguments(stage: str, experiment: Experiment, games: int, resume: bool
     return arguments + (["--resume"] if resume else [])
 
 
-def play(stage: str, experiment: Experiment, options: argparse.Namespace, build: str) -> int:
+def play(stage: str, experiment: Experiment, options: argparse.Namespace) -> int:
     """Play one experiment under the measurement lock; copy its result into book/data."""
     # A fixed-node match gives the same games under any load: record the load, never refuse.
     options.allow_load = options.allow_load or not experiment.on_clock
     games = min(options.games or experiment.games, experiment.games)
+    command, build = engine_command(PLAYING_STAGE.get(stage, stage), experiment.build)
     print(f"{stage} {experiment.name}: {PLAYING_STAGE.get(stage, stage)} engine ({build}), "
           f"at most {games} games", flush=True)
     with quiet.measurement(options, f"elo_matches {stage} {experiment.name}") as conditions:
         completed = subprocess.run(
             [sys.executable, "-m", "cb2026.match",
-             *match_arguments(stage, experiment, games, options.resume)],
+             *match_arguments(stage, experiment, games, options.resume, command)],
             env={**os.environ, "PYTHONPATH": str(ROOT / "src")},
             check=False,
         )
@@ -309,13 +358,13 @@ def main() -> int:
             hours = estimated_hours(experiment)
             print(experiment.name, " ".join(experiment.limits), " ".join(experiment.both),
                   experiment.sprt or "no SPRT", f"at most {experiment.games} games",
+                  f"{experiment.build} build",
                   "" if hours is None else f"(at most {hours:.1f} h)")
         return 0
-    _folder, build = engine_folder(PLAYING_STAGE.get(options.stage, options.stage), ROOT)
     allow_load = options.allow_load
     for experiment in experiments:
         options.allow_load = allow_load
-        status = play(options.stage, experiment, options, build)
+        status = play(options.stage, experiment, options)
         if status != 0:
             return status
     return 0

@@ -8,7 +8,7 @@ writes book/data/STAGE/saves-EXPERIMENT-dDEPTH.json, which the chapter reads and
 Each row is one search from a fresh searcher: score, best move, nodes and seconds, the
 search's notes and, for iterative deepening, every iteration it reported.
 Experiments: alphabeta, quiescence (fixed-depth `search`), tt, buckets, pvs, null-move,
-killers-history, killers, history, see (iterative deepening).
+killers-history, killers, history, see, lmr (iterative deepening).
 The engine is the compiled build of STAGE (tools/compile_engine.py, built if missing) where
 a C compiler exists, else (or with --interpreted) the plain Python one; nodes, moves and
 scores are the same in both, only the seconds differ. The file says which (`"build"`), and
@@ -60,6 +60,8 @@ EXPERIMENTS: dict[str, list[dict[str, bool]]] = {
     "killers": [{"killers": False}, {}],
     "history": [{"history": False}, {}],
     "see": [{"see": False}, {}],
+    # Chapter 12: late move reductions off (stage 11's search) and on.
+    "lmr": [{"lmr": False}, {}],
 }
 FIXED_DEPTH_EXPERIMENTS = {"alphabeta", "quiescence"}  # stages 5 and 6 have no deepening
 

@@ -1,6 +1,6 @@
 # Generated from the book by tools/literate, from chapters stage-05-alphabeta,
 # stage-06-quiescence, stage-07-uci, stage-08-tt, stage-08.1-tt-buckets, stage-09-pvs,
-# stage-10-null-move, stage-11-killers-history.
+# stage-10-null-move, stage-11-killers-history, stage-12-lmr.
 # Do not edit: change the chapters and run `make tangle`.
 
 """Looking ahead: negamax search with alpha-beta pruning.
@@ -19,6 +19,7 @@ window (alpha, beta), which then is a bound on the true score.
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections.abc import Callable
@@ -119,6 +120,8 @@ class Techniques:
 
     see: bool = True  # off: every capture in MVV-LVA order, the losing ones included
 
+    lmr: bool = True  # off: every move after the first searched to the full depth
+
 
 @dataclass
 class Notes:
@@ -155,6 +158,10 @@ class Notes:
     history_cutoffs: int = 0  # ... by one of the other quiet moves (history order)
 
     bad_captures: int = 0  # captures the picker put last because SEE says they lose
+
+    reductions: int = 0  # late quiet moves searched less deep than the others (LMR)
+
+    lmr_researches: int = 0  # ... that beat alpha anyway, searched again at full depth
 
 
 # The search asks whether it should stop once every 256 nodes: often enough to
@@ -267,8 +274,9 @@ class Searcher:
                 return score
         # The picker orders the moves, stage by stage, as the search asks for them.
         picker = self.move_picker(position, moves, tt_move, ply)
+        # LMR: tt_pv, a PV node now or when the table stored it, reduces less.
         best, best_move = self.search_moves(
-            position, depth, alpha, beta, ply, picker, pv
+            position, depth, alpha, beta, ply, picker, pv, tt_pv
         )
         # TT: a stopped search never gets here (SearchStoppedError skips the store).
         self.store_result(position, depth, alpha, beta, ply, best, best_move, tt_pv)
@@ -430,6 +438,8 @@ class Searcher:
         self.node_limit = NO_LIMIT  # depth 1 always completes, whatever `go nodes` says
         self.completed_depth = 0
         self.previous_best_move = None
+        # `go mate N` promises every mate in N moves by depth 2N: no reductions.
+        self.proving_mate = limits.mate is not None
         return soft
 
     def note_complete_iteration(self, iteration: Iteration, limits: Limits) -> None:
@@ -531,7 +541,7 @@ class Searcher:
 
     def search_moves(
         self, position: Position, depth: int, alpha: int, beta: int, ply: int,
-        picker: MovePicker, pv: list[Move],
+        picker: MovePicker, pv: list[Move], tt_pv: bool,
     ) -> tuple[int, Move | None]:
         """Search the picker's moves in its order; return the best score and its move
         (the line in `pv` if the score beat alpha)."""
@@ -544,6 +554,11 @@ class Searcher:
         # PVS: null windows pay only where alpha-beta prunes (with it off,
         # this is minimax).
         null_windows = self.techniques.pvs and self.techniques.alphabeta
+        # LMR: not at the root, not near the leaves, not in check, not for `go mate`.
+        may_reduce = (null_windows and self.techniques.lmr and not self.proving_mate
+                      and ply > 0 and depth >= LMR_DEPTH and not is_in_check(position))
+        pv_node = beta - alpha > 1
+        side = position.side_to_move << 12  # the history table's index of this side
         for index, move in enumerate(picker):
             quiet = not is_noisy(board, move)
             position.make_move(move)
@@ -553,9 +568,16 @@ class Searcher:
                     position, depth - 1, -beta, -alpha, ply + 1, child_pv
                 )
             else:
+                reduction = 0
+                if may_reduce and quiet and index >= LMR_FULL_MOVES:
+                    # LMR: a late quiet move, likely to fail low.
+                    reduction = late_move_reduction(
+                        depth, index + 1, pv_node, tt_pv, is_in_check(position),
+                        picker.stage == KILLERS, self.history[side | move & 4095],
+                    )
                 # PVS: is this move better than alpha?  A null window answers only that.
-                score = -self.negamax(
-                    position, depth - 1, -alpha - 1, -alpha, ply + 1, child_pv
+                score = self.null_window_score(
+                    position, depth, reduction, alpha, ply, child_pv
                 )
                 if alpha < score < beta:
                     # PVS: better, by an unknown margin: the whole window measures it.
@@ -739,6 +761,27 @@ class Searcher:
             for tried in quiets_tried:
                 update_history(self.history, side | tried & 4095, -bonus)
 
+    def null_window_score(
+        self, position: Position, depth: int, reduction: int, alpha: int, ply: int,
+        child_pv: list[Move],
+    ) -> int:
+        """Return the score of the move just made in the null window at alpha; with a
+        `reduction`, first that many plies less deep, then again if it beats alpha."""
+        if reduction:
+            self.notes.reductions += 1
+            score = -self.negamax(
+                position, depth - 1 - reduction, -alpha - 1, -alpha, ply + 1, child_pv
+            )
+            if score <= alpha:
+                return score  # as expected: the move does not beat alpha
+            # A surprise, or an artefact of the shallow search: the full depth decides.
+            self.notes.lmr_researches += 1
+            child_pv.clear()
+        return -self.negamax(position, depth - 1, -alpha - 1, -alpha, ply + 1, child_pv)
+
+    # True during a `go mate` search, which reduces nothing (set by prepare_to_think).
+    proving_mate: bool = False
+
 
 # The deepest iteration iterative deepening will start (far beyond reach in Python).
 MAX_DEPTH = 64
@@ -837,3 +880,49 @@ def has_pieces(board: list[Piece], side: Colour) -> bool:
     """Return True if `side` has a knight, bishop, rook or queen."""
     own = WHITE_BIT << side
     return not {own | KNIGHT, own | BISHOP, own | ROOK, own | QUEEN}.isdisjoint(board)
+
+
+# LMR: only nodes with at least LMR_DEPTH plies left reduce, and only after the first
+# LMR_FULL_MOVES moves, which are always searched to the full depth.
+LMR_DEPTH = 3
+
+LMR_FULL_MOVES = 3
+
+# The table's shape: LMR_BASE + ln(depth) * ln(move number) / LMR_DIVISOR plies,
+# rounded down.  A starting point in the range engines use, not a tuned value.
+LMR_BASE = 0.75
+
+LMR_DIVISOR = 2.5
+
+# Depths and move numbers beyond the table use its last row and column.
+LMR_TABLE_SIZE = 64
+
+
+def reduction_table() -> tuple[tuple[int, ...], ...]:
+    """Return the base reductions, REDUCTIONS[depth][move number] (both from 1)."""
+    return tuple(
+        tuple(
+            int(LMR_BASE + math.log(depth) * math.log(number) / LMR_DIVISOR)
+            if depth and number else 0
+            for number in range(LMR_TABLE_SIZE)
+        )
+        for depth in range(LMR_TABLE_SIZE)
+    )
+
+
+REDUCTIONS = reduction_table()
+
+
+def late_move_reduction(
+    depth: int, move_number: int, pv_node: bool, tt_pv: bool, gives_check: bool,
+    killer: bool, history_value: int,
+) -> int:
+    """Return how many plies less deep to search a late quiet move (0: not at all)."""
+    last = LMR_TABLE_SIZE - 1
+    reduction = REDUCTIONS[min(depth, last)][min(move_number, last)]
+    # A ply less for each sign that the node or the move matters more than most.
+    reduction -= pv_node + tt_pv + gives_check + killer
+    if history_value < 0:
+        reduction += 1  # the move failed elsewhere more often than it cut off
+    # Never an extension, and never below one ply: a move is never dropped.
+    return max(0, min(reduction, depth - 2))
