@@ -438,7 +438,7 @@ class Searcher:
         self.node_limit = NO_LIMIT  # depth 1 always completes, whatever `go nodes` says
         self.completed_depth = 0
         self.previous_best_move = None
-        # `go mate N` promises every mate in N moves by depth 2N: no reductions.
+        # `go mate N` searches 2N plies for a mate: a reduced move would find it later.
         self.proving_mate = limits.mate is not None
         return soft
 
