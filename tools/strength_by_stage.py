@@ -69,8 +69,9 @@ import chess
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 
+import elo_matches  # noqa: E402
 import quiet  # noqa: E402
-from compile_engine import ENGINE_MODULES, PACKAGE, engine_folder, missing_compiler  # noqa: E402
+from compile_engine import ENGINE_MODULES, PACKAGE, missing_compiler  # noqa: E402
 from elo_matches import ADJUDICATION, STOCKFISH, SUNFISH  # noqa: E402
 from literate.book import chapters  # noqa: E402
 from literate.stages import package_folder  # noqa: E402
@@ -109,13 +110,9 @@ ANCHORS = {
 
 
 def engine_command(stage: str, interpreted: bool) -> tuple[str, str]:
-    """A shell command that starts cb2026 as it was at `stage`, and which build it runs."""
-    if interpreted:
-        folder, build = package_folder(stage, ROOT), "interpreted"
-    else:
-        folder, build = engine_folder(stage, ROOT)
-    code = f"import sys; sys.path.insert(0, {str(folder)!r}); from cb2026.cli import main; main()"
-    return shlex.join([sys.executable, "-c", code]), build
+    """A shell command that starts cb2026 as it was at `stage`, and which build it runs
+    (tools/elo_matches.py's, so that both tools start the engine the same way)."""
+    return elo_matches.engine_command(stage, "interpreted" if interpreted else "compiled")
 
 
 def engine_digest(stage: str) -> str:
