@@ -180,7 +180,7 @@ print(json.dumps(results))
     folder = package_folder("stage-11-killers-history")
     chapter_11 = json.loads(subprocess.run(
         [sys.executable, "-c", program, str(folder), json.dumps(SEARCH_POSITIONS)],
-        capture_output=True, text=True, check=True).stdout)
+        capture_output=True, text=True, check=True, timeout=300).stdout)
     reduced_somewhere = False
     for name, fen in SEARCH_POSITIONS.items():
         for on in (False, True):
