@@ -38,7 +38,7 @@ PACKAGE = "cb2026"
 # The engine proper; the match runner (match, game, openings, elo) stays interpreted.
 ENGINE_MODULES = (
     "board", "move", "attacks", "movegen", "rules", "zobrist", "position",
-    "evaluate", "see", "picker", "search", "tt", "limits", "perft", "cli",
+    "evaluate", "evaluation", "see", "picker", "search", "tt", "limits", "perft", "cli",
 )
 INFO_FILE = "build-info.json"
 SETUP_SCRIPT = """\

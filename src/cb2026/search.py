@@ -1,6 +1,6 @@
 # Generated from the book by tools/literate, from chapters stage-05-alphabeta,
 # stage-06-quiescence, stage-07-uci, stage-08-tt, stage-08.1-tt-buckets, stage-09-pvs,
-# stage-10-null-move, stage-11-killers-history, stage-12-lmr.
+# stage-10-null-move, stage-11-killers-history, stage-12-lmr, stage-13-evaluation.
 # Do not edit: change the chapters and run `make tangle`.
 
 """Looking ahead: negamax search with alpha-beta pruning.
@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 from cb2026.board import BISHOP, KNIGHT, QUEEN, ROOK, WHITE_BIT, Colour, Piece
 from cb2026.evaluate import evaluate
+from cb2026.evaluation import evaluate_position
 from cb2026.limits import NO_LIMIT, Limits, allocate_time
 from cb2026.move import EN_PASSANT, Move
 from cb2026.picker import (
@@ -79,7 +80,7 @@ def minimax(position: Position, depth: int, ply: int = 0) -> int:
     if ply and is_draw_by_rule(position):
         return DRAW
     if depth <= 0:
-        return evaluate(position)
+        return evaluate_position(position)  # the new evaluation, every term on
     moves = legal_moves(position)
     if not moves:
         return -MATE + ply if is_in_check(position) else DRAW
@@ -121,6 +122,15 @@ class Techniques:
     see: bool = True  # off: every capture in MVV-LVA order, the losing ones included
 
     lmr: bool = True  # off: every move after the first searched to the full depth
+
+    # Off: chapters 5 and 6's evaluation, material and tables only
+    evaluation: bool = True
+
+    pawn_structure: bool = True  # off: no passed, isolated, doubled, backward pawns
+
+    mobility: bool = True  # off: the pieces' safe squares not counted
+
+    king_safety: bool = True  # off: no pawn shield, no count of attackers near the king
 
 
 @dataclass
@@ -292,7 +302,7 @@ class Searcher:
             notes.seldepth = ply
         if ply and is_draw_by_rule(position):
             return DRAW
-        return evaluate(position, self.techniques.pst)
+        return self.static_evaluation(position)
 
     def order_moves(self, position: Position, moves: list[Move]) -> list[Move]:
         """Return `moves` with captures and promotions first, in MVV-LVA order,
@@ -325,7 +335,7 @@ class Searcher:
         # bound, and if it already reaches beta nothing more is needed.  Even in check,
         # as a simplification: searching every evasion here grew chapter 6's test
         # searches, and the main search finds the mates within its depth.
-        best = evaluate(position, self.techniques.pst)
+        best = self.static_evaluation(position)
         if best >= beta:
             return best
         alpha = max(alpha, best)
@@ -693,7 +703,7 @@ class Searcher:
         if self.zugzwang_likely(position) or is_in_check(position):
             return False
         # A pass proves little from a position below beta even before it moves.
-        return evaluate(position, techniques.pst) >= beta
+        return self.static_evaluation(position) >= beta
 
     def zugzwang_likely(self, position: Position) -> bool:
         """Return True if the side to move has only king and pawns (often zugzwang)."""
@@ -781,6 +791,14 @@ class Searcher:
 
     # True during a `go mate` search, which reduces nothing (set by prepare_to_think).
     proving_mate: bool = False
+
+    def static_evaluation(self, position: Position) -> int:
+        """Return the evaluation the switches ask for, from the side to move's view."""
+        techniques = self.techniques
+        if not (techniques.evaluation and techniques.pst):
+            return evaluate(position, techniques.pst)  # chapters 5 and 6
+        return evaluate_position(position, techniques.pawn_structure,
+                                 techniques.mobility, techniques.king_safety)
 
 
 # The deepest iteration iterative deepening will start (far beyond reach in Python).

@@ -1,0 +1,378 @@
+# Generated from the book by tools/literate, from chapters stage-13-evaluation.
+# Do not edit: change the chapters and run `make tangle`.
+
+"""A tapered evaluation: every term scored twice, for the middlegame and the endgame.
+
+Chapter 5's evaluation counts material and piece-square bonuses, with one switch for
+the king when the queens and most pieces are gone.  This one gives every term a
+middlegame and an endgame value and blends the two by the game phase, the non-pawn
+material still on the board.  On top of chapters 5 and 6's tables it scores the pawn
+structure (passed, isolated, doubled and backward pawns), the mobility of the pieces,
+the safety of the kings, the bishop pair and rooks on open files.  Scores are from
+the side to move's view, as before.
+"""
+
+from __future__ import annotations
+
+from cb2026.attacks import (
+    BISHOP_RAYS,
+    KING_TARGETS,
+    KNIGHT_TARGETS,
+    PAWN_CAPTURE_TARGETS,
+    QUEEN_RAYS,
+    ROOK_RAYS,
+)
+from cb2026.board import (
+    BISHOP,
+    BLACK,
+    KING,
+    KNIGHT,
+    PAWN,
+    QUEEN,
+    ROOK,
+    WHITE,
+    Colour,
+    Piece,
+    Square,
+    make_piece,
+)
+from cb2026.evaluate import (
+    KING_ENDGAME_TABLE,
+    PIECE_VALUES,
+    PRINTED_TABLES,
+    table_value,
+)
+from cb2026.position import Position
+
+# The phase a piece is worth: a queen as much as two rooks or four minor pieces.  The
+# weights of Fruit's tapered evaluation (see Further reading); pawns count nothing.
+PHASE_WEIGHTS: dict[int, int] = {KNIGHT: 1, BISHOP: 1, ROOK: 2, QUEEN: 4}
+
+# The phase of the starting position: 4 minors, 4 rooks and 2 queens.
+MAX_PHASE = 24
+
+
+def build_piece_phase() -> list[int]:
+    """Return the phase weight of each board piece int (0 for pawns, kings, empty)."""
+    weights = [0] * (make_piece(BLACK, KING) + 1)
+    for kind, weight in PHASE_WEIGHTS.items():
+        for colour in (WHITE, BLACK):
+            weights[make_piece(colour, kind)] = weight
+    return weights
+
+
+PIECE_PHASE: list[int] = build_piece_phase()
+
+
+def taper(middlegame: int, endgame: int, phase: int) -> int:
+    """Return the blend of the two scores: all middlegame at MAX_PHASE, all endgame
+    at 0, rounded towards zero so that a score and its colour mirror stay opposite."""
+    total = middlegame * phase + endgame * (MAX_PHASE - phase)
+    return total // MAX_PHASE if total >= 0 else -(-total // MAX_PHASE)
+
+
+# Pawns in the endgame: the further forward the better, on every file alike (the
+# passed pawn bonus below adds more for pawns nothing can stop).  Printed as chapter
+# 5's tables, rank 8 first.
+PAWN_ENDGAME_TABLE: tuple[int, ...] = (
+    0, 0, 0, 0, 0, 0, 0, 0,
+    40, 40, 40, 40, 40, 40, 40, 40,
+    25, 25, 25, 25, 25, 25, 25, 25,
+    12, 12, 12, 12, 12, 12, 12, 12,
+    5, 5, 5, 5, 5, 5, 5, 5,
+    0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0,
+)
+
+
+def left_half_mirrored(table: tuple[int, ...]) -> tuple[int, ...]:
+    """Return `table` with each rank's files e-h made the mirror of a-d."""
+    # Michniewski's queen table is not symmetric left to right; this one is, so
+    # that a position and its mirror image (a-h swapped) score the same.
+    return tuple(table[rank * 8 + min(file, 7 - file)]
+                 for rank in range(8) for file in range(8))
+
+
+def build_phase_tables() -> tuple[list[list[int]], list[list[int]]]:
+    """Return value + table bonus per piece int and square, signed (+ White), for
+    the middlegame and for the endgame."""
+    size = make_piece(BLACK, KING) + 1
+    middlegame = [[0] * 64 for _ in range(size)]
+    endgame = [[0] * 64 for _ in range(size)]
+    for kind, printed in PRINTED_TABLES.items():
+        early = left_half_mirrored(printed)
+        late = left_half_mirrored(
+            {PAWN: PAWN_ENDGAME_TABLE, KING: KING_ENDGAME_TABLE}.get(kind, printed))
+        for colour, sign in ((WHITE, 1), (BLACK, -1)):
+            piece = make_piece(colour, kind)
+            for square in range(64):
+                middlegame[piece][square] = sign * (
+                    PIECE_VALUES[kind] + table_value(early, colour, square))
+                endgame[piece][square] = sign * (
+                    PIECE_VALUES[kind] + table_value(late, colour, square))
+    return middlegame, endgame
+
+
+MIDDLEGAME_VALUES, ENDGAME_VALUES = build_phase_tables()
+
+# A score pair: (middlegame, endgame), in centipawns.
+Score = tuple[int, int]
+
+# Bonus for a passed pawn by its rank counted from its own side (0: the first rank).
+PASSED_MIDDLEGAME: tuple[int, ...] = (0, 5, 10, 15, 25, 40, 60, 0)
+PASSED_ENDGAME: tuple[int, ...] = (0, 10, 15, 25, 45, 75, 115, 0)
+ISOLATED: Score = (-10, -15)  # no pawn of its own side on a neighbouring file
+DOUBLED: Score = (-10, -20)  # for each pawn beyond the first on a file
+BACKWARD: Score = (-8, -10)  # behind its neighbours, its advance covered by a pawn
+
+
+def side_pawn_structure(own: list[Square], enemy: list[Square]) -> Score:
+    """Return the pawn structure score of `own` pawns against `enemy` pawns, both
+    given as seen by the side of `own`, which moves up the board."""
+    # Per file, shifted by one so that files -1 and 8 exist and stay empty.
+    counts = [0] * 10
+    lowest = [8] * 10  # the rank of the side's rearmost pawn on the file
+    enemy_highest = [-1] * 10  # the rank of the enemy's most advanced pawn
+    for square in own:
+        file, rank = (square & 7) + 1, square >> 3
+        counts[file] += 1
+        lowest[file] = min(lowest[file], rank)
+    for square in enemy:
+        file, rank = (square & 7) + 1, square >> 3
+        enemy_highest[file] = max(enemy_highest[file], rank)
+    middlegame = endgame = 0
+    for count in counts:
+        if count > 1:
+            middlegame += DOUBLED[0] * (count - 1)
+            endgame += DOUBLED[1] * (count - 1)
+    enemy_squares = set(enemy)
+    for square in own:
+        file, rank = (square & 7) + 1, square >> 3
+        if max(enemy_highest[file - 1:file + 2]) <= rank:
+            # Passed: no enemy pawn ahead on its file or a neighbouring one.
+            middlegame += PASSED_MIDDLEGAME[rank]
+            endgame += PASSED_ENDGAME[rank]
+        isolated = not counts[file - 1] and not counts[file + 1]
+        if isolated:
+            middlegame += ISOLATED[0]
+            endgame += ISOLATED[1]
+        elif min(lowest[file - 1], lowest[file + 1]) > rank and (
+                file > 1 and square + 15 in enemy_squares
+                or file < 8 and square + 17 in enemy_squares):
+            # Backward: its neighbours have gone ahead and an enemy pawn guards
+            # the square in front of it.
+            middlegame += BACKWARD[0]
+            endgame += BACKWARD[1]
+    return middlegame, endgame
+
+
+def pawn_structure(white: tuple[Square, ...], black: tuple[Square, ...]) -> Score:
+    """Return White's pawn structure score minus Black's."""
+    # Black's pawns are scored by the same code on the board turned round
+    # (square ^ 56 swaps rank 1 and rank 8), so the two sides cannot differ.
+    white_middlegame, white_endgame = side_pawn_structure(list(white), list(black))
+    black_middlegame, black_endgame = side_pawn_structure(
+        [square ^ 56 for square in black], [square ^ 56 for square in white])
+    return white_middlegame - black_middlegame, white_endgame - black_endgame
+
+
+# The pawns of both sides, by square: what the pawn structure depends on.
+PawnKey = tuple[tuple[Square, ...], tuple[Square, ...]]
+
+# How many pawn structures the table keeps before it starts again.
+PAWN_TABLE_ENTRIES = 1 << 16
+
+
+class PawnTable:
+    """The pawn structure scores already computed, by the pawns' squares."""
+
+    def __init__(self, entries: int = PAWN_TABLE_ENTRIES) -> None:
+        """Create an empty table that keeps up to `entries` structures."""
+        self.entries = entries
+        self.scores: dict[PawnKey, Score] = {}
+        self.probes = 0
+        self.hits = 0
+
+    def score(self, white: tuple[Square, ...], black: tuple[Square, ...]) -> Score:
+        """Return pawn_structure(white, black), computed once per structure."""
+        self.probes += 1
+        key = (white, black)
+        found = self.scores.get(key)
+        if found is not None:
+            self.hits += 1
+            return found
+        if len(self.scores) >= self.entries:
+            self.scores.clear()  # simpler than replacing: structures come and go
+        found = self.scores[key] = pawn_structure(white, black)
+        return found
+
+
+# One table for the process: a pure function's memory, shared by every search.
+PAWN_TABLE: PawnTable = PawnTable()
+
+# Per piece type (index: pawn 1 ... king 6), per safe square beyond the usual number.
+MOBILITY_MIDDLEGAME: tuple[int, ...] = (0, 0, 4, 5, 2, 1, 0)
+MOBILITY_ENDGAME: tuple[int, ...] = (0, 0, 4, 5, 4, 2, 0)
+# About the squares a piece has in an ordinary middlegame: mobility is a bonus
+# above it and a malus below it, and adds nothing on average to the material.
+MOBILITY_BASE: tuple[int, ...] = (0, 0, 4, 6, 7, 13, 0)
+# What an attacker of the king's squares weighs, by piece type.
+ATTACK_UNITS: tuple[int, ...] = (0, 0, 2, 2, 3, 5, 0)
+KING_ATTACK_LIMIT = 400  # the largest penalty for attacks on the king's squares
+SHIELD: Score = (10, 5)  # a pawn one square, or two squares, in front of the king
+
+
+def pawn_cover(pawns: tuple[list[Square], list[Square]]) -> tuple[set[Square], ...]:
+    """Return, per colour, the squares its pawns attack."""
+    cover: tuple[set[Square], ...] = (set(), set())
+    for colour in (WHITE, BLACK):
+        targets = PAWN_CAPTURE_TARGETS[colour]
+        for square in pawns[colour]:
+            cover[colour].update(targets[square])
+    return cover
+
+
+def king_zone(king: Square) -> set[Square]:
+    """Return the king's square and the squares next to it."""
+    return {king, *KING_TARGETS[king]}
+
+
+def pawn_shield(pawns: list[Square], king: Square, colour: Colour) -> int:
+    """Return the bonus for `colour`'s pawns in front of its king on its back ranks."""
+    if colour == BLACK:  # turn the board round: Black's king moves up too
+        king ^= 56
+        pawns = [square ^ 56 for square in pawns]
+    if king >> 3 > 1:
+        return 0  # a king that has left its first two ranks has no shield to count
+    own = set(pawns)
+    bonus = 0
+    for front in range(max(king & 7, 1) - 1, min(king & 7, 6) + 2):
+        in_front = (king >> 3) * 8 + front
+        if in_front + 8 in own:
+            bonus += SHIELD[0]
+        elif in_front + 16 in own:
+            bonus += SHIELD[1]
+    return bonus
+
+
+# The rays of each sliding piece type.
+SLIDER_RAYS: dict[int, tuple[tuple[tuple[Square, ...], ...], ...]] = {
+    BISHOP: BISHOP_RAYS, ROOK: ROOK_RAYS, QUEEN: QUEEN_RAYS,
+}
+
+
+def piece_activity(
+    board: list[Piece], pieces: list[tuple[Square, Piece]],
+    pawns: tuple[list[Square], list[Square]], kings: list[Square],
+    mobility: bool, king_safety: bool,
+) -> Score:
+    """Return White's mobility and king safety minus Black's."""
+    middlegame = endgame = 0
+    cover = pawn_cover(pawns)
+    zones = (king_zone(kings[WHITE]), king_zone(kings[BLACK]))
+    units = [0, 0]  # the attack units of each side's pieces near the enemy king
+    attackers = [0, 0]
+    for square, piece in pieces:
+        colour, kind, own = piece >> 4, piece & 7, piece & 24
+        # Squares an enemy pawn attacks are no use to a piece: it would be taken.
+        unsafe, zone = cover[colour ^ 1], zones[colour ^ 1]
+        safe = 0
+        near = False
+        if kind == KNIGHT:
+            rays: tuple[tuple[Square, ...], ...] = (KNIGHT_TARGETS[square],)
+        else:
+            rays = SLIDER_RAYS[kind][square]
+        for ray in rays:
+            for target in ray:
+                occupant = board[target]
+                if not occupant & own and target not in unsafe:
+                    safe += 1
+                near = near or target in zone
+                if occupant and kind != KNIGHT:
+                    break  # a slider stops at the first piece
+        sign = 1 if colour == WHITE else -1
+        if mobility:
+            extra = safe - MOBILITY_BASE[kind]
+            middlegame += sign * MOBILITY_MIDDLEGAME[kind] * extra
+            endgame += sign * MOBILITY_ENDGAME[kind] * extra
+        if near:
+            units[colour] += ATTACK_UNITS[kind]
+            attackers[colour] += 1
+    if king_safety:
+        for colour, sign in ((WHITE, 1), (BLACK, -1)):
+            # One attacker alone is no attack; two or more are, growing fast.
+            if attackers[colour] >= 2:
+                middlegame += sign * min(2 * units[colour] ** 2, KING_ATTACK_LIMIT)
+            middlegame += sign * pawn_shield(pawns[colour], kings[colour], colour)
+    return middlegame, endgame
+
+
+BISHOP_PAIR: Score = (30, 50)
+ROOK_OPEN_FILE: Score = (25, 10)  # no pawn at all on the rook's file
+ROOK_HALF_OPEN_FILE: Score = (10, 5)  # no pawn of its own side there
+
+
+def piece_placement(
+    pieces: list[tuple[Square, Piece]], pawn_files: list[int]
+) -> Score:
+    """Return White's bishop pair and rook file bonuses minus Black's."""
+    middlegame = endgame = 0
+    bishops = [0, 0]
+    for square, piece in pieces:
+        colour, kind = piece >> 4, piece & 7
+        sign = 1 if colour == WHITE else -1
+        if kind == BISHOP:
+            bishops[colour] += 1
+        elif kind == ROOK:
+            file_bit = 1 << (square & 7)
+            if not file_bit & (pawn_files[WHITE] | pawn_files[BLACK]):
+                middlegame += sign * ROOK_OPEN_FILE[0]
+                endgame += sign * ROOK_OPEN_FILE[1]
+            elif not file_bit & pawn_files[colour]:
+                middlegame += sign * ROOK_HALF_OPEN_FILE[0]
+                endgame += sign * ROOK_HALF_OPEN_FILE[1]
+    for colour, sign in ((WHITE, 1), (BLACK, -1)):
+        if bishops[colour] >= 2:
+            middlegame += sign * BISHOP_PAIR[0]
+            endgame += sign * BISHOP_PAIR[1]
+    return middlegame, endgame
+
+
+def evaluate_position(
+    position: Position, pawn_structure: bool = True, mobility: bool = True,
+    king_safety: bool = True,
+) -> int:
+    """Return the tapered evaluation of `position` from the side to move's view;
+    the three term groups can be left out."""
+    board = position.board
+    early, late, weights = MIDDLEGAME_VALUES, ENDGAME_VALUES, PIECE_PHASE
+    middlegame = endgame = phase = 0
+    pawns: tuple[list[Square], list[Square]] = ([], [])
+    pawn_files = [0, 0]  # per colour, a bit per file that holds one of its pawns
+    pieces: list[tuple[Square, Piece]] = []  # knights, bishops, rooks and queens
+    # One pass over the board: material, tables and phase, and the lists the
+    # other terms need.
+    for square, piece in enumerate(board):
+        if piece:
+            middlegame += early[piece][square]
+            endgame += late[piece][square]
+            phase += weights[piece]
+            kind = piece & 7
+            if kind == PAWN:
+                pawns[piece >> 4].append(square)
+                pawn_files[piece >> 4] |= 1 << (square & 7)
+            elif kind != KING:
+                pieces.append((square, piece))
+    terms = [piece_placement(pieces, pawn_files)]
+    if pawn_structure:
+        terms.append(PAWN_TABLE.score(tuple(pawns[WHITE]), tuple(pawns[BLACK])))
+    if mobility or king_safety:
+        terms.append(piece_activity(board, pieces, pawns, position.king_squares,
+                                    mobility, king_safety))
+    for term_middlegame, term_endgame in terms:
+        middlegame += term_middlegame
+        endgame += term_endgame
+    # Promotions can take the phase above the start's.
+    score = taper(middlegame, endgame, min(phase, MAX_PHASE))
+    return -score if position.side_to_move == BLACK else score

@@ -1,0 +1,304 @@
+"""The tapered evaluation (chapter 13).
+
+The referees: the position's colour mirror and left-right mirror (python-chess's
+`mirror` and `transform`), which must score the same for the side to move; hand-made
+positions that differ in one feature only, for each term's sign and size; and the
+previous stage's engine itself (its package, run in its own process), which the search
+with `Evaluation` off must equal node for node.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import json
+import random
+import subprocess
+import sys
+
+import chess
+import pytest
+
+from cb2026.cli import Session, execute
+from cb2026.evaluate import evaluate
+from cb2026.evaluation import (
+    MAX_PHASE,
+    PIECE_PHASE,
+    PawnTable,
+    evaluate_position,
+    pawn_structure,
+    piece_activity,
+    piece_placement,
+    taper,
+)
+from cb2026.limits import Limits
+from cb2026.move import move_to_uci
+from cb2026.position import Position
+from cb2026.search import MATE_THRESHOLD, Searcher, Techniques
+from literate.stages import package_folder
+from positions import MIDDLEGAME, SEARCH_POSITIONS
+
+pytestmark = pytest.mark.stage("stage-13-evaluation")
+
+# The stage before this one: with `Evaluation` off the search must be its search.
+PREVIOUS_STAGE = "stage-11-killers-history"
+
+
+def random_boards(count: int, seed: int) -> list[chess.Board]:
+    """Positions from random games (python-chess), openings to late endgames."""
+    generator = random.Random(seed)
+    boards: list[chess.Board] = []
+    while len(boards) < count:
+        board = chess.Board()
+        for _ in range(generator.randrange(0, 160)):
+            if board.is_game_over():
+                break
+            board.push(generator.choice(list(board.legal_moves)))
+        if not board.is_game_over():
+            boards.append(board)
+    return boards
+
+
+BOARDS = random_boards(300, seed=13)
+
+
+def score(fen: str, **terms: bool) -> int:
+    """Return the evaluation of `fen` for the side to move."""
+    return evaluate_position(Position.from_fen(fen), **terms)
+
+
+# Symmetry.
+
+
+@pytest.mark.parametrize("terms", [{}, {"pawn_structure": False}, {"mobility": False},
+                                   {"king_safety": False}])
+def test_a_position_and_its_colour_mirror_score_the_same_for_the_side_to_move(
+    terms: dict[str, bool]
+) -> None:
+    for board in BOARDS:
+        assert score(board.fen(), **terms) == score(board.mirror().fen(), **terms), (
+            board.fen())
+
+
+def test_the_colour_mirror_scores_opposite_from_whites_view() -> None:
+    for board in BOARDS[:100]:
+        mirrored = board.mirror()
+        white_view = score(board.fen()) * (1 if board.turn else -1)
+        mirrored_white_view = score(mirrored.fen()) * (1 if mirrored.turn else -1)
+        assert white_view == -mirrored_white_view, board.fen()
+
+
+def test_a_position_and_its_left_right_mirror_score_the_same() -> None:
+    # Castling rights do not survive the mirror (the king and rooks change files).
+    for board in BOARDS:
+        board = board.copy(stack=False)
+        board.castling_rights = chess.BB_EMPTY
+        mirrored = board.transform(chess.flip_horizontal)
+        assert score(board.fen()) == score(mirrored.fen()), board.fen()
+
+
+# The phase.
+
+
+def test_the_phase_runs_from_the_start_to_kings_and_pawns() -> None:
+    def phase(fen: str) -> int:
+        return min(sum(PIECE_PHASE[piece] for piece in Position.from_fen(fen).board),
+                   MAX_PHASE)
+
+    assert phase(chess.STARTING_FEN) == MAX_PHASE
+    assert phase("4k3/pppppppp/8/8/8/8/PPPPPPPP/4K3 w - - 0 1") == 0
+    assert phase("4k3/8/8/8/8/8/8/3QK3 w - - 0 1") == 4
+    for board in BOARDS:
+        assert 0 <= phase(board.fen()) <= MAX_PHASE
+
+
+@pytest.mark.parametrize(("middlegame", "endgame"), [(100, -40), (-7, 13), (0, 0)])
+def test_the_taper_gives_each_end_at_its_endpoint_and_blends_between(
+    middlegame: int, endgame: int
+) -> None:
+    assert taper(middlegame, endgame, MAX_PHASE) == middlegame
+    assert taper(middlegame, endgame, 0) == endgame
+    low, high = sorted((middlegame, endgame))
+    for phase in range(MAX_PHASE + 1):
+        assert low <= taper(middlegame, endgame, phase) <= high
+        assert taper(-middlegame, -endgame, phase) == -taper(middlegame, endgame, phase)
+
+
+# Each term's sign and size on hand-made positions.
+
+
+def squares(*names: str) -> tuple[int, ...]:
+    """Return the squares named, in board order."""
+    return tuple(sorted(chess.parse_square(name) for name in names))
+
+
+def test_a_passed_pawn_is_worth_more_the_further_it_has_gone() -> None:
+    # White's pawn on the a-file, Black's on the h-file: both passed.
+    by_rank = [pawn_structure(squares(f"a{rank}"), squares("h7")) for rank in range(2, 8)]
+    for earlier, later in zip(by_rank, by_rank[1:]):
+        assert later[0] >= earlier[0] and later[1] > earlier[1]
+    third, sixth = by_rank[1], by_rank[4]
+    assert sixth[1] - third[1] >= 50  # the endgame values a far pawn most
+    assert sixth[1] - sixth[0] > third[1] - third[0]  # ... more than the middlegame
+
+
+def test_a_blocked_pawn_is_not_passed() -> None:
+    free = pawn_structure(squares("d5", "a2"), squares("h7", "a7"))
+    faced = pawn_structure(squares("d5", "a2"), squares("e7", "a7"))  # guards d6
+    assert free[1] > faced[1]
+
+
+def test_isolated_doubled_and_backward_pawns_cost() -> None:
+    healthy = pawn_structure(squares("c2", "d2", "e2"), squares("c7", "d7", "e7"))
+    assert healthy == (0, 0)  # nothing passed, nothing weak: the sides are alike
+    isolated = pawn_structure(squares("a2", "c2", "e2"), squares("c7", "d7", "e7"))
+    assert isolated[0] < 0 and isolated[1] < 0
+    doubled = pawn_structure(squares("c2", "c3", "e2"), squares("c7", "d7", "e7"))
+    assert doubled[0] < 0 and doubled[1] < 0
+    # White's d3 stays behind c4 and e4, and Black's c5 guards d4, its next square.
+    backward = pawn_structure(squares("c4", "d3", "e4"), squares("c5", "d6", "e7"))
+    control = pawn_structure(squares("c4", "d4", "e4"), squares("c5", "d6", "e7"))
+    assert backward[0] < control[0]
+
+
+def test_the_pawn_table_gives_back_what_it_computed() -> None:
+    table = PawnTable(entries=4)
+    for board in BOARDS[:60]:
+        position = Position.from_fen(board.fen())
+        white = tuple(s for s, piece in enumerate(position.board) if piece == 9)
+        black = tuple(s for s, piece in enumerate(position.board) if piece == 17)
+        assert table.score(white, black) == pawn_structure(white, black)
+        assert table.score(white, black) == pawn_structure(white, black)
+        assert len(table.scores) <= 4
+    assert table.hits >= 60 and table.probes == 120
+
+
+def activity(fen: str, mobility: bool = True, king_safety: bool = True) -> tuple[int, int]:
+    """Return piece_activity's (middlegame, endgame) for `fen`, White minus Black."""
+    board = Position.from_fen(fen).board
+    pieces = [(square, piece) for square, piece in enumerate(board)
+              if piece and piece & 7 not in (1, 6)]
+    pawns: tuple[list[int], list[int]] = (
+        [square for square, piece in enumerate(board) if piece == 9],
+        [square for square, piece in enumerate(board) if piece == 17])
+    kings = Position.from_fen(fen).king_squares
+    return piece_activity(board, pieces, pawns, kings, mobility, king_safety)
+
+
+def test_a_central_knight_is_more_mobile_than_a_knight_in_the_corner() -> None:
+    centre = activity("4k3/8/8/8/4N3/8/8/4K3 w - - 0 1", king_safety=False)
+    corner = activity("4k3/8/8/8/8/8/8/N3K3 w - - 0 1", king_safety=False)
+    assert centre[0] > 0 > corner[0]
+
+
+def test_mobility_leaves_out_the_squares_enemy_pawns_attack() -> None:
+    free = activity("4k3/8/8/8/3B4/8/8/4K3 w - - 0 1", king_safety=False)
+    # A black pawn on d6 attacks c5 and e5, on the bishop's diagonals.
+    covered = activity("4k3/8/3p4/8/3B4/8/8/4K3 w - - 0 1", king_safety=False)
+    assert covered[0] < free[0]
+
+
+def test_a_pawn_shield_and_attackers_near_the_king_count_in_the_middlegame_only() -> None:
+    shielded = activity("6k1/8/8/8/8/8/5PPP/6K1 w - - 0 1", mobility=False)
+    bare = activity("6k1/8/8/8/5PPP/8/8/6K1 w - - 0 1", mobility=False)
+    assert shielded[0] > bare[0] and shielded[1] == bare[1] == 0
+    # A queen and a rook that reach the squares next to Black's king, the queen
+    # alone there, and the two far away: one attacker alone is no attack.
+    far = activity("6k1/5ppp/8/8/8/8/8/R1Q4K w - - 0 1", mobility=False)
+    queen_rook = activity("6k1/4Qppp/8/8/8/8/8/5R1K w - - 0 1", mobility=False)
+    queen = activity("6k1/4Qppp/8/8/8/8/8/7K w - - 0 1", mobility=False)
+    assert queen_rook[0] > queen[0] == far[0]
+    assert queen_rook[1] == queen[1] == 0
+
+
+def test_the_bishop_pair_and_rooks_on_open_files() -> None:
+    pair = piece_placement([(2, 11), (5, 11)], [0, 0])
+    one = piece_placement([(2, 11)], [0, 0])
+    assert pair[0] > one[0] and pair[1] > one[1]
+    a_file_pawns = 1  # a bit per file
+    open_file = piece_placement([(0, 12)], [0, 0])
+    half_open = piece_placement([(0, 12)], [0, a_file_pawns])
+    closed = piece_placement([(0, 12)], [a_file_pawns, 0])
+    assert open_file[0] > half_open[0] > closed[0] == 0
+
+
+def test_the_switches_leave_out_their_terms() -> None:
+    for term in ("pawn_structure", "mobility", "king_safety"):
+        assert any(score(fen, **{term: False}) != score(fen)
+                   for fen in SEARCH_POSITIONS.values()), term
+
+
+def test_no_evaluation_comes_near_a_mate_score() -> None:
+    extremes = ["QQQQKQQQ/QQQQQQQQ/8/8/8/8/8/7k b - - 0 1",
+                "7K/8/8/8/8/8/pppppppp/qqqqkqqq w - - 0 1",
+                "k7/PPPPPPPP/8/8/8/8/8/RRBBKNNQ b - - 0 1"]
+    for fen in [*extremes, *(board.fen() for board in BOARDS)]:
+        assert abs(score(fen)) < MATE_THRESHOLD // 2, fen
+
+
+# The search.
+
+
+def test_with_evaluation_off_the_search_is_the_previous_stages_node_for_node() -> None:
+    depth = 4
+    program = f"""
+import json, sys
+sys.path.insert(0, sys.argv[1])
+from cb2026.limits import Limits
+from cb2026.move import move_to_uci
+from cb2026.position import Position
+from cb2026.search import Searcher
+results = {{}}
+for name, fen in json.loads(sys.argv[2]).items():
+    searcher = Searcher()
+    move, last = searcher.think(Position.from_fen(fen), Limits(depth={depth}),
+                                lambda _: None)
+    results[name] = [move_to_uci(move), last.score, searcher.notes.nodes]
+print(json.dumps(results))
+"""
+    previous = json.loads(subprocess.run(
+        [sys.executable, "-c", program, str(package_folder(PREVIOUS_STAGE)),
+         json.dumps(SEARCH_POSITIONS)], capture_output=True, text=True, check=True).stdout)
+    off = dataclasses.replace(Techniques(), evaluation=False)
+    differing = 0
+    for name, fen in SEARCH_POSITIONS.items():
+        searcher = Searcher(off)
+        move, last = searcher.think(Position.from_fen(fen), Limits(depth=depth),
+                                    lambda _: None)
+        assert move is not None and last is not None
+        assert [move_to_uci(move), last.score, searcher.notes.nodes] == previous[name]
+        on = Searcher()
+        on.think(Position.from_fen(fen), Limits(depth=depth), lambda _: None)
+        differing += on.notes.nodes != searcher.notes.nodes
+    assert differing > 0  # the switch does something
+
+
+def test_the_search_evaluates_with_the_switches() -> None:
+    position = Position.from_fen(MIDDLEGAME)
+    assert Searcher().static_evaluation(position) == evaluate_position(position)
+    off = Searcher(dataclasses.replace(Techniques(), evaluation=False))
+    assert off.static_evaluation(position) == evaluate(position)
+    material = Searcher(dataclasses.replace(Techniques(), pst=False))
+    assert material.static_evaluation(position) == evaluate(position, pst=False)
+    no_mobility = Searcher(dataclasses.replace(Techniques(), mobility=False))
+    assert no_mobility.static_evaluation(position) == evaluate_position(
+        position, mobility=False)
+
+
+def test_the_switches_are_uci_options_and_shell_commands() -> None:
+    output = io.StringIO()
+    session = Session(output)
+    execute(session, "uci")
+    lines = output.getvalue().splitlines()
+    for option in ("Evaluation", "PawnStructure", "Mobility", "KingSafety"):
+        assert f"option name {option} type check default true" in lines
+    for command, name, on in (
+            ("setoption name Evaluation value false", "evaluation", False),
+            ("set pawn_structure off", "pawn_structure", False),
+            ("set Mobility off", "mobility", False),
+            ("set king_safety off", "king_safety", False),
+            ("set evaluation on", "evaluation", True)):
+        execute(session, command)
+        assert getattr(session.searcher.techniques, name) is on, command
+    execute(session, "setoption name Mobility value maybe")
+    assert "true or false" in output.getvalue()
