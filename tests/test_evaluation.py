@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import itertools
 import json
 import random
 import subprocess
@@ -135,7 +136,7 @@ def squares(*names: str) -> tuple[int, ...]:
 def test_a_passed_pawn_is_worth_more_the_further_it_has_gone() -> None:
     # White's pawn on the a-file, Black's on the h-file: both passed.
     by_rank = [pawn_structure(squares(f"a{rank}"), squares("h7")) for rank in range(2, 8)]
-    for earlier, later in zip(by_rank, by_rank[1:]):
+    for earlier, later in itertools.pairwise(by_rank):
         assert later[0] >= earlier[0] and later[1] > earlier[1]
     third, sixth = by_rank[1], by_rank[4]
     assert sixth[1] - third[1] >= 50  # the endgame values a far pawn most
