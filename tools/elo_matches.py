@@ -235,6 +235,14 @@ EXPERIMENTS: dict[str, list[Experiment]] = {
         *(stockfish_level(elo, clock(STRENGTH_CLOCK), 134, build="interpreted")
           for elo in STRENGTH_LEVELS),
     ],
+    "stage-13-evaluation": [
+        # This chapter's evaluation against the previous stage's: Evaluation off in the
+        # second copy (with it off, the search is the previous stage's, node for node).
+        switched_off("Evaluation", nodes(SELF_PLAY_NODES), 1000),
+        # The new evaluation costs several times the old one per call: a clock decides
+        # whether what it knows is worth the nodes it no longer searches.
+        switched_off("Evaluation", clock(SELF_PLAY_CLOCK), 400),
+    ],
 }
 
 

@@ -8,7 +8,7 @@ writes book/data/STAGE/saves-EXPERIMENT-dDEPTH.json, which the chapter reads and
 Each row is one search from a fresh searcher: score, best move, nodes and seconds, the
 search's notes and, for iterative deepening, every iteration it reported.
 Experiments: alphabeta, quiescence (fixed-depth `search`), tt, buckets, pvs, null-move,
-killers-history, killers, history, see, lmr (iterative deepening).
+killers-history, killers, history, see, lmr, evaluation (iterative deepening).
 The engine is the compiled build of STAGE (tools/compile_engine.py, built if missing) where
 a C compiler exists, else (or with --interpreted) the plain Python one; nodes, moves and
 scores are the same in both, only the seconds differ. The file says which (`"build"`), and
@@ -62,7 +62,12 @@ EXPERIMENTS: dict[str, list[dict[str, bool]]] = {
     "see": [{"see": False}, {}],
     # Chapter 12: late move reductions off (stage 11's search) and on.
     "lmr": [{"lmr": False}, {}],
+    # Chapter 13: the evaluation of chapters 5 and 6 (the previous stage's search, node for
+    # node) and the tapered one; the file also gets `evaluation_rates`.
+    "evaluation": [{"evaluation": False}, {}],
 }
+# Evaluations timed per evaluation function for `evaluation_rates` (each of the positions).
+EVALUATION_REPEATS = 2_000
 FIXED_DEPTH_EXPERIMENTS = {"alphabeta", "quiescence"}  # stages 5 and 6 have no deepening
 
 
@@ -98,6 +103,27 @@ def search_once(
         "notes": dataclasses.asdict(searcher.notes),
         "iterations": [iteration_record(report) for report in reports],
     }
+
+
+def evaluation_rates(fens: list[str]) -> dict[str, object]:
+    """Evaluations per second of chapter 5's `evaluate` and chapter 13's
+    `evaluate_position` on `fens`, timed in turn, each on every position EVALUATION_REPEATS
+    times (the pawn table warm, as in a search)."""
+    from cb2026.evaluate import evaluate
+    from cb2026.evaluation import evaluate_position
+    from cb2026.position import Position
+
+    positions = [Position.from_fen(fen) for fen in fens]
+    rates: dict[str, object] = {"repeats": EVALUATION_REPEATS, "positions": len(positions)}
+    functions = {"old": evaluate, "new": evaluate_position}
+    for name, function in functions.items():
+        started = time.perf_counter()
+        for position in positions:
+            for _ in range(EVALUATION_REPEATS):
+                function(position)
+        seconds = time.perf_counter() - started
+        rates[name] = round(len(positions) * EVALUATION_REPEATS / seconds)
+    return rates
 
 
 def iteration_record(report: Any) -> dict[str, object]:
@@ -143,6 +169,10 @@ def main() -> int:
                 }
                 print(json.dumps(row), flush=True)
                 rows.append(row)
+        extra: dict[str, object] = {}
+        if options.experiment == "evaluation":
+            extra["evaluation_rates"] = evaluation_rates(list(SEARCH_POSITIONS.values()))
+            print(json.dumps(extra), flush=True)
     stage_id = Path(folder).name if folder.name != "src" else options.stage
     file_name = f"saves-{options.experiment}-d{options.depth}.json"
     output = options.output or ROOT / "book" / "data" / stage_id / file_name
@@ -163,6 +193,7 @@ def main() -> int:
                 "build": build,
                 "conditions": conditions.record(),
                 "rows": rows,
+                **extra,
             },
             indent=1,
         )
