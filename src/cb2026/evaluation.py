@@ -209,7 +209,7 @@ class PawnTable:
 
 
 # One table for the process: a pure function's memory, shared by every search.
-PAWN_TABLE: PawnTable = PawnTable()
+PAWN_HASH: PawnTable = PawnTable()
 
 # Per piece type (index: pawn 1 ... king 6), per safe square beyond the usual number.
 MOBILITY_MIDDLEGAME: tuple[int, ...] = (0, 0, 4, 5, 2, 1, 0)
@@ -366,7 +366,7 @@ def evaluate_position(
                 pieces.append((square, piece))
     terms = [piece_placement(pieces, pawn_files)]
     if pawn_structure:
-        terms.append(PAWN_TABLE.score(tuple(pawns[WHITE]), tuple(pawns[BLACK])))
+        terms.append(PAWN_HASH.score(tuple(pawns[WHITE]), tuple(pawns[BLACK])))
     if mobility or king_safety:
         terms.append(piece_activity(board, pieces, pawns, position.king_squares,
                                     mobility, king_safety))
