@@ -20,6 +20,7 @@ import sys
 import chess
 import pytest
 
+from cb2026.board import BISHOP, BLACK, KING, PAWN, ROOK, WHITE, make_piece
 from cb2026.cli import Session, execute
 from cb2026.evaluate import evaluate
 from cb2026.evaluation import (
@@ -166,8 +167,9 @@ def test_the_pawn_table_gives_back_what_it_computed() -> None:
     table = PawnTable(entries=4)
     for board in BOARDS[:60]:
         position = Position.from_fen(board.fen())
-        white = tuple(s for s, piece in enumerate(position.board) if piece == 9)
-        black = tuple(s for s, piece in enumerate(position.board) if piece == 17)
+        white, black = (tuple(square for square, piece in enumerate(position.board)
+                              if piece == make_piece(colour, PAWN))
+                        for colour in (WHITE, BLACK))
         assert table.score(white, black) == pawn_structure(white, black)
         assert table.score(white, black) == pawn_structure(white, black)
         assert len(table.scores) <= 4
@@ -178,10 +180,10 @@ def activity(fen: str, mobility: bool = True, king_safety: bool = True) -> tuple
     """Return piece_activity's (middlegame, endgame) for `fen`, White minus Black."""
     board = Position.from_fen(fen).board
     pieces = [(square, piece) for square, piece in enumerate(board)
-              if piece and piece & 7 not in (1, 6)]
+              if piece and piece & 7 not in (PAWN, KING)]
     pawns: tuple[list[int], list[int]] = (
-        [square for square, piece in enumerate(board) if piece == 9],
-        [square for square, piece in enumerate(board) if piece == 17])
+        [square for square, piece in enumerate(board) if piece == make_piece(WHITE, PAWN)],
+        [square for square, piece in enumerate(board) if piece == make_piece(BLACK, PAWN)])
     kings = Position.from_fen(fen).king_squares
     return piece_activity(board, pieces, pawns, kings, mobility, king_safety)
 
@@ -213,13 +215,14 @@ def test_a_pawn_shield_and_attackers_near_the_king_count_in_the_middlegame_only(
 
 
 def test_the_bishop_pair_and_rooks_on_open_files() -> None:
-    pair = piece_placement([(2, 11), (5, 11)], [0, 0])
-    one = piece_placement([(2, 11)], [0, 0])
+    white_bishop, white_rook = make_piece(WHITE, BISHOP), make_piece(WHITE, ROOK)
+    pair = piece_placement([(2, white_bishop), (5, white_bishop)], [0, 0])
+    one = piece_placement([(2, white_bishop)], [0, 0])
     assert pair[0] > one[0] and pair[1] > one[1]
     a_file_pawns = 1  # a bit per file
-    open_file = piece_placement([(0, 12)], [0, 0])
-    half_open = piece_placement([(0, 12)], [0, a_file_pawns])
-    closed = piece_placement([(0, 12)], [a_file_pawns, 0])
+    open_file = piece_placement([(0, white_rook)], [0, 0])  # a rook on a1
+    half_open = piece_placement([(0, white_rook)], [0, a_file_pawns])
+    closed = piece_placement([(0, white_rook)], [a_file_pawns, 0])
     assert open_file[0] > half_open[0] > closed[0] == 0
 
 

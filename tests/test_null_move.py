@@ -121,7 +121,9 @@ def null_window_at_beta(position: Position, margin: int = 50) -> tuple[int, int]
     """Return a null window whose beta lies `margin` below the static evaluation."""
     from cb2026.evaluate import evaluate
 
-    beta = evaluate(position) - margin
+    # The evaluation the null move's guard uses: chapter 13's where the stage has it.
+    static_evaluation = getattr(Searcher(), "static_evaluation", evaluate)
+    beta = static_evaluation(position) - margin
     return beta - 1, beta
 
 
