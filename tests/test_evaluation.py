@@ -37,13 +37,15 @@ from cb2026.limits import Limits
 from cb2026.move import move_to_uci
 from cb2026.position import Position
 from cb2026.search import MATE_THRESHOLD, Searcher, Techniques
+from literate.book import chapters_through
 from literate.stages import package_folder
 from positions import MIDDLEGAME, SEARCH_POSITIONS
 
 pytestmark = pytest.mark.stage("stage-13-evaluation")
 
-# The stage before this one: with `Evaluation` off the search must be its search.
-PREVIOUS_STAGE = "stage-11-killers-history"
+# The stage before this one in the book: with `Evaluation` off the search must be its search.
+PREVIOUS_STAGE = sorted(chapters_through("stage-13-evaluation"),
+                        key=lambda chapter: chapter.number)[-2].stage_id
 
 
 def random_boards(count: int, seed: int) -> list[chess.Board]:
