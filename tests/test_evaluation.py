@@ -264,7 +264,8 @@ print(json.dumps(results))
 """
     previous = json.loads(subprocess.run(
         [sys.executable, "-c", program, str(package_folder(PREVIOUS_STAGE)),
-         json.dumps(SEARCH_POSITIONS)], capture_output=True, text=True, check=True).stdout)
+         json.dumps(SEARCH_POSITIONS)], capture_output=True, text=True, check=True,
+        timeout=600).stdout)
     off = dataclasses.replace(Techniques(), evaluation=False)
     differing = 0
     for name, fen in SEARCH_POSITIONS.items():
