@@ -214,10 +214,17 @@ SAME_RESULT = [
 SAME_RESULT_DEPTH = 4
 
 
+# The positions were chosen with the evaluation of chapters 5 and 6. With chapter 13's (where
+# the stage has it) a transposition changes the third one's score and move at this depth, as
+# a table may (chapter 8): the test keeps the evaluation it was chosen with.
+EARLIER_EVALUATION = [name for name in ("evaluation",)
+                      if name in {field.name for field in dataclasses.fields(Techniques)}]
+
+
 @pytest.mark.parametrize("fen", SAME_RESULT)
 def test_table_keeps_move_and_score_at_fixed_depth(fen: str) -> None:
     results = []
-    for techniques in (Techniques(), without("tt")):
+    for techniques in (without(*EARLIER_EVALUATION), without("tt", *EARLIER_EVALUATION)):
         searcher = Searcher(techniques)
         score, best_move, _ = searcher.search(Position.from_fen(fen), SAME_RESULT_DEPTH)
         results.append((score, best_move, searcher.notes.nodes, searcher.notes.tt_hits))
