@@ -157,7 +157,7 @@ def test_each_sign_of_importance_reduces_less_and_poor_history_more() -> None:
 @pytest.mark.parametrize("name", ["kiwipete", "middlegame", "endgame"])
 def test_late_quiet_moves_out_of_check_and_only_they_are_reduced_as_the_rules_say(
         name: str) -> None:
-    searcher = Inspector()
+    searcher = Inspector(lmr(True))  # the evaluation the positions were chosen with
     searcher.think(Position.from_fen(SEARCH_POSITIONS[name]), Limits(depth=5),
                    lambda _: None)
     assert searcher.reduced and len(searcher.reduced) == searcher.notes.reductions
