@@ -25,9 +25,11 @@ from cb2026.board import BISHOP, BLACK, KING, PAWN, ROOK, WHITE, make_piece
 from cb2026.cli import Session, execute
 from cb2026.evaluate import evaluate
 from cb2026.evaluation import (
+    ATTACK_UNITS,
     BACKWARD,
     DOUBLED,
     ISOLATED,
+    KING_ATTACK_LIMIT,
     MAX_PHASE,
     MOBILITY_BASE,
     MOBILITY_ENDGAME,
@@ -35,6 +37,7 @@ from cb2026.evaluation import (
     PASSED_ENDGAME,
     PASSED_MIDDLEGAME,
     PIECE_PHASE,
+    SHIELD,
     PawnTable,
     evaluate_position,
     pawn_structure,
@@ -381,3 +384,33 @@ def test_mobility_agrees_with_a_referee_on_random_positions() -> None:
             expected[1] += sign * MOBILITY_ENDGAME[piece.piece_type] * extra
         got = activity(board.fen(), king_safety=False)
         assert got == (expected[0], expected[1]), board.fen()
+
+
+def test_king_safety_agrees_with_a_referee_on_random_positions() -> None:
+    for board in BOARDS:
+        expected = 0
+        for colour, sign in ((chess.WHITE, 1), (chess.BLACK, -1)):
+            enemy_king = board.king(not colour)
+            assert enemy_king is not None
+            zone = board.attacks(enemy_king) | chess.BB_SQUARES[enemy_king]
+            weights = [ATTACK_UNITS[piece.piece_type]
+                       for square, piece in board.piece_map().items()
+                       if piece.color == colour
+                       and piece.piece_type not in (chess.PAWN, chess.KING)
+                       and board.attacks(square) & zone]
+            if len(weights) >= 2:
+                expected += sign * min(2 * sum(weights) ** 2, KING_ATTACK_LIMIT)
+            king = board.king(colour)
+            assert king is not None
+            forward = 8 if colour else -8
+            if (chess.square_rank(king) if colour else 7 - chess.square_rank(king)) <= 1:
+                for file in range(8):
+                    if abs(file - chess.square_file(king)) > 1:
+                        continue
+                    one_ahead = chess.square(file, chess.square_rank(king)) + forward
+                    pawns = board.pieces(chess.PAWN, colour)
+                    if one_ahead in pawns:
+                        expected += sign * SHIELD[0]
+                    elif one_ahead + forward in pawns:
+                        expected += sign * SHIELD[1]
+        assert activity(board.fen(), mobility=False) == (expected, 0), board.fen()
