@@ -1,10 +1,11 @@
 """The tapered evaluation (chapter 13).
 
-The referees: the position's colour mirror and left-right mirror (python-chess's
-`mirror` and `transform`), which must score the same for the side to move; hand-made
-positions that differ in one feature only, for each term's sign and size; and the
-previous stage's engine itself (its package, run in its own process), which the search
-with `Evaluation` off must equal node for node.
+The referees: the pawn structure and mobility counted again from their definitions with
+python-chess's squares and attacks; the position's colour mirror and left-right mirror
+(python-chess's `mirror` and `transform`), which must score the same for the side to
+move; hand-made positions that differ in one feature only, for each term's sign and size;
+and the previous stage's engine itself (its package, run in its own process), which the
+search with `Evaluation` off must equal node for node.
 """
 
 from __future__ import annotations
@@ -24,8 +25,19 @@ from cb2026.board import BISHOP, BLACK, KING, PAWN, ROOK, WHITE, make_piece
 from cb2026.cli import Session, execute
 from cb2026.evaluate import evaluate
 from cb2026.evaluation import (
+    ATTACK_UNITS,
+    BACKWARD,
+    DOUBLED,
+    ISOLATED,
+    KING_ATTACK_LIMIT,
     MAX_PHASE,
+    MOBILITY_BASE,
+    MOBILITY_ENDGAME,
+    MOBILITY_MIDDLEGAME,
+    PASSED_ENDGAME,
+    PASSED_MIDDLEGAME,
     PIECE_PHASE,
+    SHIELD,
     PawnTable,
     evaluate_position,
     pawn_structure,
@@ -309,3 +321,96 @@ def test_the_switches_are_uci_options_and_shell_commands() -> None:
         assert getattr(session.searcher.techniques, name) is on, command
     execute(session, "setoption name Mobility value maybe")
     assert "true or false" in output.getvalue()
+
+
+# The terms against a referee written from their definitions with python-chess's
+# squares and attacks: another way to count the same things.
+
+
+def referee_pawn_structure(board: chess.Board) -> tuple[int, int]:
+    """Return White's pawn structure score minus Black's, feature by feature."""
+    total = [0, 0]
+    for colour, sign in ((chess.WHITE, 1), (chess.BLACK, -1)):
+        own, enemy = board.pieces(chess.PAWN, colour), board.pieces(chess.PAWN, not colour)
+
+        def ahead(square: int, colour: chess.Color = colour) -> int:
+            """The rank of `square` counted from `colour`'s side."""
+            return chess.square_rank(square) if colour else 7 - chess.square_rank(square)
+
+        terms: list[tuple[int, int]] = []
+        for file in range(8):
+            on_file = [square for square in own if chess.square_file(square) == file]
+            terms += [DOUBLED] * max(len(on_file) - 1, 0)
+        for square in own:
+            file, rank = chess.square_file(square), ahead(square)
+            near = [other for other in enemy if abs(chess.square_file(other) - file) <= 1]
+            if all(ahead(other) <= rank for other in near):
+                terms.append((PASSED_MIDDLEGAME[rank], PASSED_ENDGAME[rank]))
+            neighbours = [other for other in own
+                          if abs(chess.square_file(other) - file) == 1]
+            stop = square + (8 if colour else -8)
+            if not neighbours:
+                terms.append(ISOLATED)
+            elif (all(ahead(other) > rank for other in neighbours)
+                  and board.attackers(not colour, stop) & enemy):
+                terms.append(BACKWARD)
+        for middlegame, endgame in terms:
+            total[0] += sign * middlegame
+            total[1] += sign * endgame
+    return total[0], total[1]
+
+
+def test_the_pawn_structure_agrees_with_a_referee_on_random_positions() -> None:
+    for board in BOARDS:
+        white, black = (tuple(sorted(board.pieces(chess.PAWN, colour)))
+                        for colour in (chess.WHITE, chess.BLACK))
+        assert pawn_structure(white, black) == referee_pawn_structure(board), board.fen()
+
+
+def test_mobility_agrees_with_a_referee_on_random_positions() -> None:
+    for board in BOARDS:
+        expected = [0, 0]
+        for square, piece in board.piece_map().items():
+            if piece.piece_type in (chess.PAWN, chess.KING):
+                continue
+            enemy_pawn_cover = chess.SquareSet()
+            for pawn in board.pieces(chess.PAWN, not piece.color):
+                enemy_pawn_cover |= board.attacks(pawn)
+            safe = board.attacks(square) & ~board.occupied_co[piece.color] & ~(
+                enemy_pawn_cover)
+            extra = len(safe) - MOBILITY_BASE[piece.piece_type]
+            sign = 1 if piece.color else -1
+            expected[0] += sign * MOBILITY_MIDDLEGAME[piece.piece_type] * extra
+            expected[1] += sign * MOBILITY_ENDGAME[piece.piece_type] * extra
+        got = activity(board.fen(), king_safety=False)
+        assert got == (expected[0], expected[1]), board.fen()
+
+
+def test_king_safety_agrees_with_a_referee_on_random_positions() -> None:
+    for board in BOARDS:
+        expected = 0
+        for colour, sign in ((chess.WHITE, 1), (chess.BLACK, -1)):
+            enemy_king = board.king(not colour)
+            assert enemy_king is not None
+            zone = board.attacks(enemy_king) | chess.BB_SQUARES[enemy_king]
+            weights = [ATTACK_UNITS[piece.piece_type]
+                       for square, piece in board.piece_map().items()
+                       if piece.color == colour
+                       and piece.piece_type not in (chess.PAWN, chess.KING)
+                       and board.attacks(square) & zone]
+            if len(weights) >= 2:
+                expected += sign * min(2 * sum(weights) ** 2, KING_ATTACK_LIMIT)
+            king = board.king(colour)
+            assert king is not None
+            forward = 8 if colour else -8
+            if (chess.square_rank(king) if colour else 7 - chess.square_rank(king)) <= 1:
+                for file in range(8):
+                    if abs(file - chess.square_file(king)) > 1:
+                        continue
+                    one_ahead = chess.square(file, chess.square_rank(king)) + forward
+                    pawns = board.pieces(chess.PAWN, colour)
+                    if one_ahead in pawns:
+                        expected += sign * SHIELD[0]
+                    elif one_ahead + forward in pawns:
+                        expected += sign * SHIELD[1]
+        assert activity(board.fen(), mobility=False) == (expected, 0), board.fen()

@@ -312,6 +312,7 @@ def test_the_guard_saves_the_pawn_race(depth: int) -> None:
     # Without the guard the engine plays Kb5 (lost); with it, d5. With the pass searched as
     # deep as a real move, the unguarded search plays d5 too: the reduction misleads it.
     assert deepened_move(PAWN_RACE, depth, Searcher(EARLIER_EVALUATION)) == "d4d5"
+    assert deepened_move(PAWN_RACE, depth, Searcher()) == "d4d5"  # the engine as it is
     assert deepened_move(PAWN_RACE, depth, Unguarded(EARLIER_EVALUATION)) == "a6b5"
     with mock.patch.object(cb2026.search, "null_move_reduction", lambda depth: 0):
         assert deepened_move(PAWN_RACE, depth, Unguarded(EARLIER_EVALUATION)) == "d4d5"
