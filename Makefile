@@ -30,8 +30,10 @@ book: $(STAMP) ensure-tags  ## build the HTML book into book/_build/html (warnin
 	$(BIN)/jupyter-book build --all -W -n --keep-going book/
 	$(BIN)/python tools/check_offline_math.py book/_build/html
 
+# The test files are spread over every core (pytest-xdist), a whole file to a worker, so that a
+# chapter's cells still run in order in one kernel and a file's tests in the order written.
 test: $(STAMP) ensure-tags  ## the whole test suite: engine tests, tools, every chapter under nbval
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto --dist loadfile
 
 test-stages: $(STAMP) ensure-tags  ## every stage's snapshot against all of its engine tests, slow ones too (CI runs it)
 	$(BIN)/python -m pytest tests/test_stages.py --snapshots=all
