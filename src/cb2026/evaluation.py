@@ -1,4 +1,5 @@
-# Generated from the book by tools/literate, from chapters stage-13-evaluation.
+# Generated from the book by tools/literate, from chapters stage-13-evaluation,
+# stage-13.1-tuning.
 # Do not edit: change the chapters and run `make tangle`.
 
 """A tapered evaluation: every term scored twice, for the middlegame and the endgame.
@@ -36,12 +37,7 @@ from cb2026.board import (
     Square,
     make_piece,
 )
-from cb2026.evaluate import (
-    KING_ENDGAME_TABLE,
-    PIECE_VALUES,
-    PRINTED_TABLES,
-    table_value,
-)
+from cb2026.evaluate import KING_ENDGAME_TABLE, PRINTED_TABLES, table_value
 from cb2026.position import Position
 
 # The phase a piece is worth: a queen as much as two rooks or four minor pieces.  The
@@ -94,9 +90,11 @@ def left_half_mirrored(table: tuple[int, ...]) -> tuple[int, ...]:
                  for rank in range(8) for file in range(8))
 
 
-def build_phase_tables() -> tuple[list[list[int]], list[list[int]]]:
+def build_phase_tables(
+    middlegame_values: tuple[int, ...], endgame_values: tuple[int, ...]
+) -> tuple[list[list[int]], list[list[int]]]:
     """Return value + table bonus per piece int and square, signed (+ White), for
-    the middlegame and for the endgame."""
+    the middlegame and for the endgame, with the piece values given per phase."""
     size = make_piece(BLACK, KING) + 1
     middlegame = [[0] * 64 for _ in range(size)]
     endgame = [[0] * 64 for _ in range(size)]
@@ -108,13 +106,11 @@ def build_phase_tables() -> tuple[list[list[int]], list[list[int]]]:
             piece = make_piece(colour, kind)
             for square in range(64):
                 middlegame[piece][square] = sign * (
-                    PIECE_VALUES[kind] + table_value(early, colour, square))
+                    middlegame_values[kind] + table_value(early, colour, square))
                 endgame[piece][square] = sign * (
-                    PIECE_VALUES[kind] + table_value(late, colour, square))
+                    endgame_values[kind] + table_value(late, colour, square))
     return middlegame, endgame
 
-
-MIDDLEGAME_VALUES, ENDGAME_VALUES = build_phase_tables()
 
 # A score pair: (middlegame, endgame), in centipawns.
 Score = tuple[int, int]
@@ -122,9 +118,12 @@ Score = tuple[int, int]
 # Bonus for a passed pawn by its rank counted from its own side (0: the first rank).
 PASSED_MIDDLEGAME: tuple[int, ...] = (0, 5, 10, 15, 25, 40, 60, 0)
 PASSED_ENDGAME: tuple[int, ...] = (0, 10, 15, 25, 45, 75, 115, 0)
-ISOLATED: Score = (-10, -15)  # no pawn of its own side on a neighbouring file
-DOUBLED: Score = (-10, -20)  # for each pawn beyond the first on a file
-BACKWARD: Score = (-8, -10)  # behind its neighbours, its advance covered by a pawn
+# Middlegame, endgame: no pawn of its own side on a neighbouring file.
+ISOLATED: tuple[int, ...] = (-10, -15)
+# For each pawn beyond the first on a file.
+DOUBLED: tuple[int, ...] = (-10, -20)
+# Behind its neighbours, its advance covered by an enemy pawn.
+BACKWARD: tuple[int, ...] = (-8, -10)
 
 
 def side_pawn_structure(own: list[Square], enemy: list[Square]) -> Score:
@@ -211,16 +210,19 @@ class PawnTable:
 # One table for the process: a pure function's memory, shared by every search.
 PAWN_HASH: PawnTable = PawnTable()
 
-# Per piece type (index: pawn 1 ... king 6), per safe square beyond the usual number.
+# Per piece type, per safe square beyond MOBILITY_BASE.
 MOBILITY_MIDDLEGAME: tuple[int, ...] = (0, 0, 4, 5, 2, 1, 0)
 MOBILITY_ENDGAME: tuple[int, ...] = (0, 0, 4, 5, 4, 2, 0)
+
 # About the squares a piece has in an ordinary middlegame: mobility is a bonus
 # above it and a malus below it, and adds nothing on average to the material.
 MOBILITY_BASE: tuple[int, ...] = (0, 0, 4, 6, 7, 13, 0)
 # What an attacker of the king's squares weighs, by piece type.
 ATTACK_UNITS: tuple[int, ...] = (0, 0, 2, 2, 3, 5, 0)
 KING_ATTACK_LIMIT = 400  # the largest penalty for attacks on the king's squares
-SHIELD: Score = (10, 5)  # a pawn one square, or two squares, in front of the king
+
+# Middlegame only: a pawn one square, or two squares, in front of the king.
+SHIELD: tuple[int, ...] = (10, 5)
 
 
 def pawn_cover(pawns: tuple[list[Square], list[Square]]) -> tuple[set[Square], ...]:
@@ -308,9 +310,12 @@ def piece_activity(
     return middlegame, endgame
 
 
-BISHOP_PAIR: Score = (30, 50)
-ROOK_OPEN_FILE: Score = (25, 10)  # no pawn at all on the rook's file
-ROOK_HALF_OPEN_FILE: Score = (10, 5)  # no pawn of its own side there
+# Middlegame, endgame.
+BISHOP_PAIR: tuple[int, ...] = (30, 50)
+# Middlegame, endgame: no pawn at all on the rook's file.
+ROOK_OPEN_FILE: tuple[int, ...] = (25, 10)
+# Middlegame, endgame: no pawn of its own side there.
+ROOK_HALF_OPEN_FILE: tuple[int, ...] = (10, 5)
 
 
 def piece_placement(
@@ -376,3 +381,74 @@ def evaluate_position(
     # Promotions can take the phase above the start's.
     score = taper(middlegame, endgame, min(phase, MAX_PHASE))
     return -score if position.side_to_move == BLACK else score
+
+
+# Fitted by this chapter's tuner (weights_source prints the lines), per piece type
+# (index: pawn 1 ... king 6).
+MIDDLEGAME_PIECE_VALUES: tuple[int, ...] = (0, 100, 320, 330, 500, 900, 0)
+ENDGAME_PIECE_VALUES: tuple[int, ...] = (0, 100, 320, 330, 500, 900, 0)
+
+MIDDLEGAME_VALUES, ENDGAME_VALUES = build_phase_tables(
+    MIDDLEGAME_PIECE_VALUES, ENDGAME_PIECE_VALUES)
+
+# A weight set: the tunable constants of the evaluation, by name.
+Weights = dict[str, tuple[int, ...]]
+
+# The constants the tuner fits.  The piece-square tables, the mobility base and the
+# king attack's units and limit stay as chapters 5 and 13 set them.
+TUNABLE: tuple[str, ...] = (
+    "MIDDLEGAME_PIECE_VALUES", "ENDGAME_PIECE_VALUES",
+    "PASSED_MIDDLEGAME", "PASSED_ENDGAME", "ISOLATED", "DOUBLED", "BACKWARD",
+    "MOBILITY_MIDDLEGAME", "MOBILITY_ENDGAME", "SHIELD",
+    "BISHOP_PAIR", "ROOK_OPEN_FILE", "ROOK_HALF_OPEN_FILE",
+)
+
+# Chapter 13's values, chosen by hand: the tuner's starting point, and what the
+# engine plays with when the Tuned switch is off.
+HAND_WEIGHTS: Weights = {
+    "MIDDLEGAME_PIECE_VALUES": (0, 100, 320, 330, 500, 900, 0),
+    "ENDGAME_PIECE_VALUES": (0, 100, 320, 330, 500, 900, 0),
+    "PASSED_MIDDLEGAME": (0, 5, 10, 15, 25, 40, 60, 0),
+    "PASSED_ENDGAME": (0, 10, 15, 25, 45, 75, 115, 0),
+    "ISOLATED": (-10, -15),
+    "DOUBLED": (-10, -20),
+    "BACKWARD": (-8, -10),
+    "MOBILITY_MIDDLEGAME": (0, 0, 4, 5, 2, 1, 0),
+    "MOBILITY_ENDGAME": (0, 0, 4, 5, 4, 2, 0),
+    "SHIELD": (10, 5),
+    "BISHOP_PAIR": (30, 50),
+    "ROOK_OPEN_FILE": (25, 10),
+    "ROOK_HALF_OPEN_FILE": (10, 5),
+}
+
+# What a weight set needs besides its constants: the value tables built from them
+# and a pawn table of its own (a stored pawn score holds only for the weights that
+# computed it).
+Prepared = tuple[list[list[int]], list[list[int]], PawnTable]
+
+# The sets put in place so far, by their values.
+PREPARED_WEIGHTS: dict[tuple[tuple[str, tuple[int, ...]], ...], Prepared] = {}
+
+
+def weights_in_place() -> Weights:
+    """Return the tunable constants the evaluation uses now."""
+    return {name: globals()[name] for name in TUNABLE}
+
+
+def use_weights(weights: Weights) -> None:
+    """Put `weights` in place of the evaluation's tunable constants."""
+    global MIDDLEGAME_VALUES, ENDGAME_VALUES, PAWN_HASH
+    key = tuple(sorted(weights.items()))
+    if key == tuple(sorted(weights_in_place().items())):
+        return  # in place already: keep its tables
+    globals().update(weights)
+    prepared = PREPARED_WEIGHTS.get(key)
+    if prepared is None:
+        prepared = PREPARED_WEIGHTS[key] = (*build_phase_tables(
+            weights["MIDDLEGAME_PIECE_VALUES"], weights["ENDGAME_PIECE_VALUES"]),
+            PawnTable())
+    MIDDLEGAME_VALUES, ENDGAME_VALUES, PAWN_HASH = prepared
+
+
+# The tuned set: the constants as the module defines them.
+TUNED_WEIGHTS: Weights = weights_in_place()

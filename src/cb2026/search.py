@@ -1,6 +1,7 @@
 # Generated from the book by tools/literate, from chapters stage-05-alphabeta,
 # stage-06-quiescence, stage-07-uci, stage-08-tt, stage-08.1-tt-buckets, stage-09-pvs,
-# stage-10-null-move, stage-11-killers-history, stage-12-lmr, stage-13-evaluation.
+# stage-10-null-move, stage-11-killers-history, stage-12-lmr, stage-13-evaluation,
+# stage-13.1-tuning.
 # Do not edit: change the chapters and run `make tangle`.
 
 """Looking ahead: negamax search with alpha-beta pruning.
@@ -27,7 +28,12 @@ from dataclasses import dataclass
 
 from cb2026.board import BISHOP, KNIGHT, QUEEN, ROOK, WHITE_BIT, Colour, Piece
 from cb2026.evaluate import evaluate
-from cb2026.evaluation import evaluate_position
+from cb2026.evaluation import (
+    HAND_WEIGHTS,
+    TUNED_WEIGHTS,
+    evaluate_position,
+    use_weights,
+)
 from cb2026.limits import NO_LIMIT, Limits, allocate_time
 from cb2026.move import EN_PASSANT, Move
 from cb2026.picker import (
@@ -132,6 +138,9 @@ class Techniques:
 
     king_safety: bool = True  # off: no pawn shield, no count of attackers near the king
 
+    # Off: chapter 13's hand-chosen weights instead of the tuned ones
+    tuned: bool = True
+
 
 @dataclass
 class Notes:
@@ -214,8 +223,8 @@ class Searcher:
         self.history = new_history()
 
     def start_search(self) -> None:
-        """Get ready for a new search: fresh notes, killers and history,
-        and a new generation in the table."""
+        """Get ready for a new search: fresh notes, killers and history, a new
+        generation in the table, and the evaluation's weights the switch asks for."""
         self.notes = Notes()
         self.next_check = NODES_BETWEEN_CHECKS
         self.tt.new_search()
@@ -223,6 +232,7 @@ class Searcher:
         # Killers and history describe this search's tree: a new root starts afresh.
         self.killers = new_killers()
         self.history = new_history()
+        use_weights(TUNED_WEIGHTS if self.techniques.tuned else HAND_WEIGHTS)
 
     def search(
         self, position: Position, depth: int
