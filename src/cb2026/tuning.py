@@ -355,11 +355,14 @@ class Tuning:
 
 
 def tune(
-    positions: list[Labelled], by_results: bool = False, steps: int = 4000
+    positions: list[Labelled], by_results: bool = False,
+    rows: np.ndarray | None = None, steps: int = 4000,
 ) -> Tuning:
     """Fit the weights to the positions' Stockfish scores (or game results): K
-    first, with chapter 13's weights, then the weights with K held."""
-    rows = feature_rows([fen for fen, _, _ in positions])
+    first, with chapter 13's weights, then the weights with K held.  `rows`, if
+    given, are the positions' feature rows, made already."""
+    if rows is None:
+        rows = feature_rows([fen for fen, _, _ in positions])
     labels = np.array([result if by_results else stockfish
                        for _, result, stockfish in positions])
     training, validation = split(len(positions), VALIDATION_SHARE, SPLIT_SEED)
@@ -373,3 +376,19 @@ def tune(
 def weights_source(weights: Weights) -> str:
     """Return the weights as the lines of Python that define them."""
     return "\n".join(f"{name}: tuple[int, ...] = {weights[name]}" for name in TUNABLE)
+
+
+# The data set chapter 13.1 fits, from the repository's root.
+DATA_SET = Path("book/data/stage-13.1-tuning/positions.csv.gz")
+
+
+def main(path: Path = DATA_SET) -> None:
+    """Fit the weights to the data set at `path` and print them as Python."""
+    result = tune(read_positions(path)[1])
+    print(f"# K = {result.scale:.1f}, best validation loss "
+          f"{min(result.fit.validation):.6f} at step {result.fit.best_step}")
+    print(weights_source(weights_from_vector(result.fit.vector)))
+
+
+if __name__ == "__main__":
+    main()
