@@ -13,10 +13,6 @@ from __future__ import annotations
 import dataclasses
 import io
 import itertools
-import json
-import random
-import subprocess
-import sys
 from collections.abc import Iterator
 
 import chess
@@ -47,34 +43,17 @@ from cb2026.evaluation import (
     piece_placement,
     taper,
 )
-from cb2026.limits import Limits
-from cb2026.move import move_to_uci
 from cb2026.position import Position
 from cb2026.search import MATE_THRESHOLD, Searcher, Techniques
 from literate.book import chapters_through
-from literate.stages import package_folder
 from positions import MIDDLEGAME, SEARCH_POSITIONS
+from stage_referee import random_boards, search_results, stage_searches
 
 pytestmark = pytest.mark.stage("stage-13-evaluation")
 
 # The stage before this one in the book: with `Evaluation` off the search must be its search.
 PREVIOUS_STAGE = sorted(chapters_through("stage-13-evaluation"),
                         key=lambda chapter: chapter.number)[-2].stage_id
-
-
-def random_boards(count: int, seed: int) -> list[chess.Board]:
-    """Positions from random games (python-chess), openings to late endgames."""
-    generator = random.Random(seed)
-    boards: list[chess.Board] = []
-    while len(boards) < count:
-        board = chess.Board()
-        for _ in range(generator.randrange(0, 160)):
-            if board.is_game_over():
-                break
-            board.push(generator.choice(list(board.legal_moves)))
-        if not board.is_game_over():
-            boards.append(board)
-    return boards
 
 
 BOARDS = random_boards(300, seed=13)
@@ -285,36 +264,12 @@ def test_no_evaluation_comes_near_a_mate_score() -> None:
 
 def test_with_evaluation_off_the_search_is_the_previous_stages_node_for_node() -> None:
     depth = 4
-    program = f"""
-import json, sys
-sys.path.insert(0, sys.argv[1])
-from cb2026.limits import Limits
-from cb2026.move import move_to_uci
-from cb2026.position import Position
-from cb2026.search import Searcher
-results = {{}}
-for name, fen in json.loads(sys.argv[2]).items():
-    searcher = Searcher()
-    move, last = searcher.think(Position.from_fen(fen), Limits(depth={depth}),
-                                lambda _: None)
-    results[name] = [move_to_uci(move), last.score, searcher.notes.nodes]
-print(json.dumps(results))
-"""
-    previous = json.loads(subprocess.run(
-        [sys.executable, "-c", program, str(package_folder(PREVIOUS_STAGE)),
-         json.dumps(SEARCH_POSITIONS)], capture_output=True, text=True, check=True,
-        timeout=600).stdout)
-    off = dataclasses.replace(Techniques(), evaluation=False)
-    differing = 0
-    for name, fen in SEARCH_POSITIONS.items():
-        searcher = Searcher(off)
-        move, last = searcher.think(Position.from_fen(fen), Limits(depth=depth),
-                                    lambda _: None)
-        assert move is not None and last is not None
-        assert [move_to_uci(move), last.score, searcher.notes.nodes] == previous[name]
-        on = Searcher()
-        on.think(Position.from_fen(fen), Limits(depth=depth), lambda _: None)
-        differing += on.notes.nodes != searcher.notes.nodes
+    previous = stage_searches(PREVIOUS_STAGE, SEARCH_POSITIONS, depth)
+    off = search_results(dataclasses.replace(Techniques(), evaluation=False),
+                         SEARCH_POSITIONS, depth)
+    assert off == previous
+    on = search_results(Techniques(), SEARCH_POSITIONS, depth)
+    differing = sum(on[name][2] != off[name][2] for name in SEARCH_POSITIONS)
     assert differing > 0  # the switch does something
 
 

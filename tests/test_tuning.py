@@ -14,7 +14,6 @@ import dataclasses
 import functools
 import io
 import json
-import random
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -34,8 +33,6 @@ from cb2026.evaluation import (
     use_weights,
     weights_in_place,
 )
-from cb2026.limits import Limits
-from cb2026.move import move_to_uci
 from cb2026.position import Position
 from cb2026.search import Searcher, Techniques
 from cb2026.tuning import (
@@ -58,6 +55,7 @@ from cb2026.tuning import (
 )
 from literate.stages import package_folder
 from positions import SEARCH_POSITIONS
+from stage_referee import random_boards, search_results, stage_searches
 
 pytestmark = pytest.mark.stage("stage-13.1-tuning")
 
@@ -73,25 +71,10 @@ def tuned_weights_afterwards() -> Iterator[None]:
     use_weights(TUNED_WEIGHTS)
 
 
-def random_fens(count: int, seed: int) -> list[str]:
-    """Positions from random games (python-chess), openings to late endgames."""
-    generator = random.Random(seed)
-    fens: list[str] = []
-    while len(fens) < count:
-        board = chess.Board()
-        for _ in range(generator.randrange(0, 160)):
-            if board.is_game_over():
-                break
-            board.push(generator.choice(list(board.legal_moves)))
-        if not board.is_game_over():
-            fens.append(board.fen())
-    return fens
-
-
 @functools.cache
 def fens_and_rows() -> tuple[list[str], np.ndarray]:
     """Return 2,000 random positions and their feature rows (made once)."""
-    fens = random_fens(2000, seed=131)
+    fens = [board.fen() for board in random_boards(2000, seed=131)]
     return fens, feature_rows(fens)
 
 
@@ -190,40 +173,30 @@ def test_a_position_with_a_capture_that_pays_is_not_quiet() -> None:
     assert not is_quiet("4k3/8/8/3r4/8/8/3Q4/4K3 w - - 0 1", searcher)
 
 
-def test_with_tuned_off_the_search_is_chapter_13s_node_for_node() -> None:
-    depth = 4
-    program = f"""
+# Prints the tunable constants that the engine on sys.argv[1] has.
+CONSTANTS_PROGRAM = """
 import json, sys
 sys.path.insert(0, sys.argv[1])
-from cb2026.limits import Limits
-from cb2026.move import move_to_uci
-from cb2026.position import Position
-from cb2026.search import Searcher
-results = {{}}
-for name, fen in json.loads(sys.argv[2]).items():
-    searcher = Searcher()
-    move, last = searcher.think(Position.from_fen(fen), Limits(depth={depth}),
-                                lambda _: None)
-    results[name] = [move_to_uci(move), last.score, searcher.notes.nodes]
-constants = {{name: list(getattr(evaluation, name)) for name in json.loads(sys.argv[3])
-             if hasattr(evaluation, name)}}
-print(json.dumps([results, constants]))
+import cb2026.evaluation as evaluation
+print(json.dumps({name: list(getattr(evaluation, name)) for name in json.loads(sys.argv[2])
+                  if hasattr(evaluation, name)}))
 """
-    previous, constants = json.loads(subprocess.run(
-        [sys.executable, "-c", program, str(package_folder(HAND_STAGE)),
-         json.dumps(SEARCH_POSITIONS), json.dumps(TUNABLE)], capture_output=True,
-        text=True, check=True, timeout=600).stdout)
+
+
+def test_with_tuned_off_the_search_is_chapter_13s_node_for_node() -> None:
+    depth = 4
+    previous = stage_searches(HAND_STAGE, SEARCH_POSITIONS, depth)
+    constants = json.loads(subprocess.run(
+        [sys.executable, "-c", CONSTANTS_PROGRAM, str(package_folder(HAND_STAGE)),
+         json.dumps(TUNABLE)], capture_output=True, text=True, check=True,
+        timeout=60).stdout)
     # Chapter 13's constants are the hand set (its piece values were chapter 5's).
     for name, values in constants.items():
         assert list(HAND_WEIGHTS[name]) == values, name
     assert len(constants) == len(TUNABLE) - 2
-    off = dataclasses.replace(Techniques(), tuned=False)
-    for name, fen in SEARCH_POSITIONS.items():
-        searcher = Searcher(off)
-        move, last = searcher.think(Position.from_fen(fen), Limits(depth=depth),
-                                    lambda _: None)
-        assert move is not None and last is not None
-        assert [move_to_uci(move), last.score, searcher.notes.nodes] == previous[name]
+    off = search_results(dataclasses.replace(Techniques(), tuned=False),
+                         SEARCH_POSITIONS, depth)
+    assert off == previous
 
 
 def test_a_search_puts_the_weights_of_its_switch_in_place() -> None:

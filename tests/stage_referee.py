@@ -1,0 +1,73 @@
+"""Referees shared by the evaluation's tests (chapters 13 and 13.1).
+
+- `random_boards`: positions from random games (python-chess), openings to late endgames.
+- `stage_searches`: the searches of an earlier stage's engine, its package at its tag run
+  in a process of its own, which a switch that gives back that stage must equal node for
+  node; `search_results` makes the same searches with the engine under test.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import chess
+
+# Run by `stage_searches` in a process of its own: the stage's package first on the path.
+SEARCH_PROGRAM = """
+import json, sys
+sys.path[:0] = [sys.argv[1], sys.argv[2]]
+from stage_referee import search_results
+print(json.dumps(search_results(None, json.loads(sys.argv[3]), int(sys.argv[4]))))
+"""
+
+
+def random_boards(count: int, seed: int) -> list[chess.Board]:
+    """Positions from random games (python-chess), openings to late endgames."""
+    generator = random.Random(seed)
+    boards: list[chess.Board] = []
+    while len(boards) < count:
+        board = chess.Board()
+        for _ in range(generator.randrange(0, 160)):
+            if board.is_game_over():
+                break
+            board.push(generator.choice(list(board.legal_moves)))
+        if not board.is_game_over():
+            boards.append(board)
+    return boards
+
+
+def search_results(
+    techniques: Any, positions: dict[str, str], depth: int
+) -> dict[str, list[Any]]:
+    """Return [move (UCI), score, nodes] by position name for a fresh searcher with
+    `techniques` (None: the default), deepening to `depth`."""
+    from cb2026.limits import Limits
+    from cb2026.move import move_to_uci
+    from cb2026.position import Position
+    from cb2026.search import Searcher
+
+    results = {}
+    for name, fen in positions.items():
+        searcher = Searcher(techniques)
+        move, last = searcher.think(Position.from_fen(fen), Limits(depth=depth),
+                                    lambda _: None)
+        assert move is not None and last is not None
+        results[name] = [move_to_uci(move), last.score, searcher.notes.nodes]
+    return results
+
+
+def stage_searches(
+    stage: str, positions: dict[str, str], depth: int
+) -> dict[str, list[Any]]:
+    """Return search_results(None, positions, depth) by the engine of `stage`."""
+    from literate.stages import package_folder
+
+    return json.loads(subprocess.run(
+        [sys.executable, "-c", SEARCH_PROGRAM, str(package_folder(stage)),
+         str(Path(__file__).resolve().parent), json.dumps(positions), str(depth)],
+        capture_output=True, text=True, check=True, timeout=600).stdout)
