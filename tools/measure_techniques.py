@@ -8,7 +8,7 @@ writes book/data/STAGE/saves-EXPERIMENT-dDEPTH.json, which the chapter reads and
 Each row is one search from a fresh searcher: score, best move, nodes and seconds, the
 search's notes and, for iterative deepening, every iteration it reported.
 Experiments: alphabeta, quiescence (fixed-depth `search`), tt, buckets, pvs, null-move,
-killers-history, killers, history, see, lmr, evaluation (iterative deepening).
+killers-history, killers, history, see, lmr, evaluation, tuned (iterative deepening).
 The engine is the compiled build of STAGE (tools/compile_engine.py, built if missing) where
 a C compiler exists, else (or with --interpreted) the plain Python one; nodes, moves and
 scores are the same in both, only the seconds differ. The file says which (`"build"`), and
@@ -65,6 +65,8 @@ EXPERIMENTS: dict[str, list[dict[str, bool]]] = {
     # Chapter 13: the evaluation of chapters 5 and 6 (the previous stage's search, node for
     # node) and the tapered one; the file also gets `evaluation_rates`.
     "evaluation": [{"evaluation": False}, {}],
+    # Chapter 13.1: chapter 13's hand-chosen weights (stage 13's search) and the tuned ones.
+    "tuned": [{"tuned": False}, {}],
 }
 # Evaluations timed per evaluation function for `evaluation_rates` (each of the positions).
 EVALUATION_REPEATS = 2_000
