@@ -24,18 +24,10 @@ from cb2026.cli import Session, execute
 from cb2026.evaluate import evaluate
 from cb2026.evaluation import (
     ATTACK_UNITS,
-    BACKWARD,
-    DOUBLED,
-    ISOLATED,
     KING_ATTACK_LIMIT,
     MAX_PHASE,
     MOBILITY_BASE,
-    MOBILITY_ENDGAME,
-    MOBILITY_MIDDLEGAME,
-    PASSED_ENDGAME,
-    PASSED_MIDDLEGAME,
     PIECE_PHASE,
-    SHIELD,
     PawnTable,
     evaluate_position,
     pawn_structure,
@@ -305,7 +297,8 @@ def test_the_switches_are_uci_options_and_shell_commands() -> None:
 
 
 # The terms against a referee written from their definitions with python-chess's
-# squares and attacks: another way to count the same things.
+# squares and attacks: another way to count the same things.  The referees read the
+# weights from the module as they run: those in place (chapter 13.1 can swap them).
 
 
 def referee_pawn_structure(board: chess.Board) -> tuple[int, int]:
@@ -321,20 +314,21 @@ def referee_pawn_structure(board: chess.Board) -> tuple[int, int]:
         terms: list[tuple[int, int]] = []
         for file in range(8):
             on_file = [square for square in own if chess.square_file(square) == file]
-            terms += [DOUBLED] * max(len(on_file) - 1, 0)
+            terms += [evaluation_module.DOUBLED] * max(len(on_file) - 1, 0)
         for square in own:
             file, rank = chess.square_file(square), ahead(square)
             near = [other for other in enemy if abs(chess.square_file(other) - file) <= 1]
             if all(ahead(other) <= rank for other in near):
-                terms.append((PASSED_MIDDLEGAME[rank], PASSED_ENDGAME[rank]))
+                terms.append((evaluation_module.PASSED_MIDDLEGAME[rank],
+                              evaluation_module.PASSED_ENDGAME[rank]))
             neighbours = [other for other in own
                           if abs(chess.square_file(other) - file) == 1]
             stop = square + (8 if colour else -8)
             if not neighbours:
-                terms.append(ISOLATED)
+                terms.append(evaluation_module.ISOLATED)
             elif (all(ahead(other) > rank for other in neighbours)
                   and board.attackers(not colour, stop) & enemy):
-                terms.append(BACKWARD)
+                terms.append(evaluation_module.BACKWARD)
         for middlegame, endgame in terms:
             total[0] += sign * middlegame
             total[1] += sign * endgame
@@ -361,8 +355,8 @@ def test_mobility_agrees_with_a_referee_on_random_positions() -> None:
                 enemy_pawn_cover)
             extra = len(safe) - MOBILITY_BASE[piece.piece_type]
             sign = 1 if piece.color else -1
-            expected[0] += sign * MOBILITY_MIDDLEGAME[piece.piece_type] * extra
-            expected[1] += sign * MOBILITY_ENDGAME[piece.piece_type] * extra
+            expected[0] += sign * evaluation_module.MOBILITY_MIDDLEGAME[piece.piece_type] * extra
+            expected[1] += sign * evaluation_module.MOBILITY_ENDGAME[piece.piece_type] * extra
         got = activity(board.fen(), king_safety=False)
         assert got == (expected[0], expected[1]), board.fen()
 
@@ -391,7 +385,7 @@ def test_king_safety_agrees_with_a_referee_on_random_positions() -> None:
                     one_ahead = chess.square(file, chess.square_rank(king)) + forward
                     pawns = board.pieces(chess.PAWN, colour)
                     if one_ahead in pawns:
-                        expected += sign * SHIELD[0]
+                        expected += sign * evaluation_module.SHIELD[0]
                     elif one_ahead + forward in pawns:
-                        expected += sign * SHIELD[1]
+                        expected += sign * evaluation_module.SHIELD[1]
         assert activity(board.fen(), mobility=False) == (expected, 0), board.fen()
