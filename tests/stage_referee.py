@@ -3,7 +3,8 @@
 - `random_boards`: positions from random games (python-chess), openings to late endgames.
 - `stage_searches`: the searches of an earlier stage's engine, its package at its tag run
   in a process of its own, which a switch that gives back that stage must equal node for
-  node; `search_results` makes the same searches with the engine under test.
+  node; `search_results` makes the same searches with the engine under test, and
+  `folder_searches` with the engine in a given folder (a compiled build), switches set.
 """
 
 from __future__ import annotations
@@ -19,10 +20,15 @@ import chess
 
 # Run by `stage_searches` in a process of its own: the stage's package first on the path.
 SEARCH_PROGRAM = """
-import json, sys
+import dataclasses, json, sys
 sys.path[:0] = [sys.argv[1], sys.argv[2]]
 from stage_referee import search_results
-print(json.dumps(search_results(None, json.loads(sys.argv[3]), int(sys.argv[4]))))
+switches = json.loads(sys.argv[5])
+techniques = None
+if switches:
+    from cb2026.search import Techniques
+    techniques = dataclasses.replace(Techniques(), **switches)
+print(json.dumps(search_results(techniques, json.loads(sys.argv[3]), int(sys.argv[4]))))
 """
 
 
@@ -61,13 +67,23 @@ def search_results(
     return results
 
 
+def folder_searches(
+    folder: Path, positions: dict[str, str], depth: int,
+    switches: dict[str, bool] | None = None,
+) -> dict[str, list[Any]]:
+    """Return search_results(positions, depth) by the engine whose package is in
+    `folder`, in a process of its own, with `switches` set (None: the defaults)."""
+    return json.loads(subprocess.run(
+        [sys.executable, "-c", SEARCH_PROGRAM, str(folder),
+         str(Path(__file__).resolve().parent), json.dumps(positions), str(depth),
+         json.dumps(switches or {})],
+        capture_output=True, text=True, check=True, timeout=600).stdout)
+
+
 def stage_searches(
     stage: str, positions: dict[str, str], depth: int
 ) -> dict[str, list[Any]]:
     """Return search_results(None, positions, depth) by the engine of `stage`."""
     from literate.stages import package_folder
 
-    return json.loads(subprocess.run(
-        [sys.executable, "-c", SEARCH_PROGRAM, str(package_folder(stage)),
-         str(Path(__file__).resolve().parent), json.dumps(positions), str(depth)],
-        capture_output=True, text=True, check=True, timeout=600).stdout)
+    return folder_searches(package_folder(stage), positions, depth)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import gzip
 import io
 import json
 import subprocess
@@ -24,9 +25,11 @@ import chess.pgn
 import numpy as np
 import pytest
 
+import cb2026.evaluation as evaluation_module
 from cb2026.cli import Session, execute
 from cb2026.evaluation import (
     HAND_WEIGHTS,
+    MAX_PHASE,
     TUNABLE,
     TUNED_WEIGHTS,
     evaluate_position,
@@ -49,13 +52,16 @@ from cb2026.tuning import (
     quiet_searcher,
     read_positions,
     rounded_like_taper,
+    split,
     tune,
     weight_vector,
     weights_from_vector,
 )
+from compile_engine import build_compiled, missing_compiler
 from literate.stages import package_folder
+from make_tuning_set import candidates, pgn_files
 from positions import SEARCH_POSITIONS
-from stage_referee import random_boards, search_results, stage_searches
+from stage_referee import folder_searches, random_boards, search_results, stage_searches
 
 pytestmark = pytest.mark.stage("stage-13.1-tuning")
 
@@ -71,11 +77,40 @@ def tuned_weights_afterwards() -> Iterator[None]:
     use_weights(TUNED_WEIGHTS)
 
 
+# Positions random games seldom reach: pawn endings (phase 0) with passed pawns on every
+# rank for both sides, doubled, isolated and backward pawns, and three queens (a phase
+# above the start's, which the evaluation caps).
+RARE_POSITIONS = [
+    "8/1P4k1/8/3P4/8/5P2/6P1/4K3 w - - 0 1",
+    "4k3/8/2p5/8/4p3/8/1p6/6K1 b - - 0 1",
+    "8/8/5P2/8/2P5/8/8/k3K3 w - - 0 1",
+    "4k3/6p1/8/5p2/8/3p4/8/4K3 w - - 0 1",
+    "4k3/8/8/2p5/2P1P3/3P4/8/4K3 w - - 0 1",
+    "4k3/2p5/2p5/8/8/2P5/2P5/4K3 b - - 0 1",
+    "rnbqkbnr/pppppppp/8/8/8/8/QQPPPPPP/RNBQKBNR w KQkq - 0 1",
+]
+
+
+def phase(fen: str) -> int:
+    """Return the game phase of `fen` as the evaluation counts it, before its cap."""
+    weights = {chess.KNIGHT: 1, chess.BISHOP: 1, chess.ROOK: 2, chess.QUEEN: 4}
+    return sum(weights.get(piece.piece_type, 0)
+               for piece in chess.Board(fen).piece_map().values())
+
+
 @functools.cache
 def fens_and_rows() -> tuple[list[str], np.ndarray]:
-    """Return 2,000 random positions and their feature rows (made once)."""
-    fens = [board.fen() for board in random_boards(2000, seed=131)]
+    """Return 2,000 random positions and the rare ones, with their feature rows (made
+    once)."""
+    fens = [board.fen() for board in random_boards(2000, seed=131)] + RARE_POSITIONS
     return fens, feature_rows(fens)
+
+
+def test_the_positions_checked_cover_both_ends_of_the_phase() -> None:
+    fens, _ = fens_and_rows()
+    phases = [phase(fen) for fen in fens]
+    assert min(phases) == 0 and max(phases) > MAX_PHASE
+    assert sum(0 < value < MAX_PHASE for value in phases) > 1000  # blends, most of them
 
 
 def white_view(fen: str) -> int:
@@ -117,6 +152,24 @@ def test_every_parameter_is_counted_somewhere() -> None:
     assert np.all(np.any(rows[:, :-1] != 0, axis=0))
     assert len(PARAMETERS) == sum(
         1 for name in TUNABLE for value in HAND_WEIGHTS[name] if value)
+
+
+def test_each_weight_alone_moves_the_evaluation_by_its_column() -> None:
+    # One weight set against thousands of rows cannot tell every column apart (two
+    # wrong counts could cancel); moving one weight at a time can.  A count wrong by one
+    # changes the score by 37 phase-24ths of a centipawn at least: more than rounding.
+    fens, rows = fens_and_rows()
+    hand = weight_vector(HAND_WEIGHTS)
+    for index, parameter in enumerate(PARAMETERS):
+        counted = np.flatnonzero(rows[:, index])
+        # The first few, and the one at the lowest phase and the one at the highest.
+        by_phase = sorted(counted, key=lambda row: phase(fens[row]))
+        chosen = sorted({*counted[:4], by_phase[0], by_phase[-1]})
+        vector = hand.copy()
+        vector[index] += 37
+        use_weights(weights_from_vector(vector))
+        expected = rounded_like_taper(linear_scores(rows[chosen], vector))
+        assert [white_view(fens[row]) for row in chosen] == list(expected), parameter
 
 
 def test_the_gradient_is_the_finite_difference_of_the_loss() -> None:
@@ -166,6 +219,66 @@ def test_a_game_gives_its_positions_past_the_opening_not_in_check() -> None:
     assert len(kept) == 4  # Qh5, Nc6, Bc4, Nf6: the book moves and the mate left out
 
 
+def test_the_rows_need_the_plain_python_evaluation(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The compiled evaluation calls its taper directly and wants ints: it cannot count.
+    monkeypatch.setattr(evaluation_module, "__file__", "evaluation.cpython-311.so")
+    with pytest.raises(RuntimeError, match="plain Python"):
+        feature_rows([chess.STARTING_FEN])
+
+
+def test_the_split_keeps_each_opening_on_one_side() -> None:
+    # Games from one opening line share their first positions after the suite's moves
+    # and stay alike for a while: split by position, the validation set would hold
+    # near-copies of training positions.
+    openings = [f"cb2026-{index % 37}" for index in range(1000)]
+    training, validation = split(openings, 0.2, seed=131)
+    assert sorted([*training, *validation]) == list(range(1000))
+    held_out = {openings[index] for index in validation}
+    assert held_out.isdisjoint(openings[index] for index in training)
+    assert len(held_out) == round(37 * 0.2)
+    again = split(openings, 0.2, seed=131)
+    assert np.array_equal(again[0], training) and np.array_equal(again[1], validation)
+    assert not np.array_equal(split(openings, 0.2, seed=132)[1], validation)
+
+
+def test_a_data_file_gives_its_header_and_labelled_positions(tmp_path: Path) -> None:
+    path = tmp_path / "positions.csv.gz"
+    with gzip.open(path, "wt", encoding="utf-8") as out:
+        out.write(f"# command: python tools/make_tuning_set.py\n# positions: 1\n"
+                  f"{chess.STARTING_FEN};0.5;0.5400;cb2026-7\n")
+    header, positions = read_positions(path)
+    assert header == {"command": "python tools/make_tuning_set.py", "positions": "1"}
+    assert positions == [(chess.STARTING_FEN, 0.5, 0.54, "cb2026-7")]
+
+
+def test_the_set_reads_the_games_of_named_stages_up_to_13_only(tmp_path: Path) -> None:
+    # A file whose path names no stage could be added by any later chapter.
+    names = ["misc/games.pgn", "stage-13-evaluation/elo-evaluation.pgn",
+             "stage-13.1-tuning/elo-tuned.pgn", "strength/stage-12-lmr.pgn",
+             "strength/stage-14-extensions.pgn"]
+    for name in names:
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text("", encoding="utf-8")
+    assert [path.relative_to(tmp_path).as_posix() for path in pgn_files(tmp_path)] == [
+        "stage-13-evaluation/elo-evaluation.pgn", "strength/stage-12-lmr.pgn"]
+
+
+def test_each_position_keeps_the_opening_of_its_first_game(tmp_path: Path) -> None:
+    path = tmp_path / "games.pgn"
+    moves = "1. Nf3 Nf6 2. Ng1 Ng8 3. Nc3 Nc6 4. Nb1 Nb8 5. e3 e6"
+    path.write_text(f'[Opening "cb2026-1"]\n[Result "1-0"]\n\n{moves} 1-0\n\n'
+                    f'[Opening "cb2026-2"]\n[Result "0-1"]\n\n{moves} 0-1\n\n'
+                    f'[Result "1/2-1/2"]\n\n1. d4 d5 2. c4 e6 1/2-1/2\n',
+                    encoding="utf-8")
+    found, games = candidates([path], None, opening_plies=2)
+    assert games == 3
+    # The knights' dance repeats the start (a repeat, left out), the second game repeats
+    # the first: every position is the first game's.
+    openings = [opening for _, _, opening in found]
+    assert openings[:8] == ["cb2026-1"] * 8 and "cb2026-2" not in openings
+    assert openings[8:] == ["games.pgn#3"] * 3  # no Opening header: the game itself
+
+
 def test_a_position_with_a_capture_that_pays_is_not_quiet() -> None:
     searcher = quiet_searcher()
     assert is_quiet(chess.STARTING_FEN, searcher)
@@ -197,6 +310,20 @@ def test_with_tuned_off_the_search_is_chapter_13s_node_for_node() -> None:
     off = search_results(dataclasses.replace(Techniques(), tuned=False),
                          SEARCH_POSITIONS, depth)
     assert off == previous
+
+
+@pytest.mark.slow
+def test_the_compiled_build_puts_the_weights_in_place_too() -> None:
+    # Compiled code reads a module's names that are not Final from the module at each
+    # use, so use_weights reaches it: with Tuned off the compiled engine is chapter 13's.
+    reason = missing_compiler()
+    if reason:
+        pytest.skip(f"no compiled build possible here: {reason}")
+    depth = 4
+    compiled = folder_searches(build_compiled(), SEARCH_POSITIONS, depth, {"tuned": False})
+    assert compiled == stage_searches(HAND_STAGE, SEARCH_POSITIONS, depth)
+    tuned = folder_searches(build_compiled(), SEARCH_POSITIONS, depth)
+    assert tuned == search_results(Techniques(), SEARCH_POSITIONS, depth)
 
 
 def test_a_search_puts_the_weights_of_its_switch_in_place() -> None:

@@ -80,8 +80,8 @@ def is_quiet(fen: str, searcher: Searcher) -> bool:
 
 
 # A labelled position: its FEN, the game's result and Stockfish's expected score,
-# both for White.
-Labelled = tuple[str, float, float]
+# both for White, and the opening line its game started from.
+Labelled = tuple[str, float, float, str]
 
 
 def read_positions(path: Path) -> tuple[dict[str, str], list[Labelled]]:
@@ -94,8 +94,8 @@ def read_positions(path: Path) -> tuple[dict[str, str], list[Labelled]]:
                 key, _, value = line[1:].partition(":")
                 header[key.strip()] = value.strip()
             elif line.strip():
-                fen, result, stockfish = line.rstrip("\n").split(";")
-                positions.append((fen, float(result), float(stockfish)))
+                fen, result, stockfish, opening = line.rstrip("\n").split(";")
+                positions.append((fen, float(result), float(stockfish), opening))
     return header, positions
 
 
@@ -182,6 +182,10 @@ def linear_taper(middlegame: Linear, endgame: Linear, phase: int) -> Linear:
 def unknowns_in_place(parameters: list[Parameter]) -> Iterator[None]:
     """Inside: the evaluation runs with its weights as unknowns and returns Linear
     scores."""
+    if not str(evaluation.__file__).endswith(".py"):
+        # Compiled, the evaluation calls its taper directly and takes only ints.
+        raise RuntimeError("the tuner needs the plain Python evaluation, not the "
+                           f"compiled one ({evaluation.__file__})")
     unknowns = unknown_weights(parameters)
     # The value tables come from the same code, given the unknown piece values.
     middlegame, endgame = evaluation.build_phase_tables(*(
@@ -318,12 +322,18 @@ def fit_weights(
     return fit
 
 
-def split(count: int, validation_share: float, seed: int) -> tuple[np.ndarray, ...]:
-    """Return the indices of a training set and a validation set: a shuffle of
-    range(count) by `seed`, cut."""
-    order = np.random.default_rng(seed).permutation(count)
-    cut = count - round(count * validation_share)
-    return order[:cut], order[cut:]
+def split(
+    openings: list[str], validation_share: float, seed: int
+) -> tuple[np.ndarray, ...]:
+    """Return the indices of a training set and a validation set: the positions of
+    a share of the openings, drawn with `seed`, are held out for validation."""
+    # By opening, not by position: the games of one opening line pass through
+    # positions alike, which would otherwise sit on both sides.
+    names = sorted(set(openings))
+    order = np.random.default_rng(seed).permutation(len(names))
+    held_out = {names[index] for index in order[:round(len(names) * validation_share)]}
+    chosen = np.array([opening in held_out for opening in openings], dtype=bool)
+    return np.flatnonzero(~chosen), np.flatnonzero(chosen)
 
 
 def weights_from_vector(
@@ -337,7 +347,7 @@ def weights_from_vector(
     return {name: tuple(values) for name, values in lists.items()}
 
 
-# How the positions are split: the seed, and the share held out for validation.
+# How the positions are split: the seed, and the share of the openings held out.
 SPLIT_SEED = 131
 VALIDATION_SHARE = 0.2
 
@@ -362,10 +372,11 @@ def tune(
     first, with chapter 13's weights, then the weights with K held.  `rows`, if
     given, are the positions' feature rows, made already."""
     if rows is None:
-        rows = feature_rows([fen for fen, _, _ in positions])
+        rows = feature_rows([fen for fen, *_ in positions])
     labels = np.array([result if by_results else stockfish
-                       for _, result, stockfish in positions])
-    training, validation = split(len(positions), VALIDATION_SHARE, SPLIT_SEED)
+                       for _, result, stockfish, _ in positions])
+    training, validation = split([opening for *_, opening in positions],
+                                 VALIDATION_SHARE, SPLIT_SEED)
     start = weight_vector(HAND_WEIGHTS)
     scale = fit_scale(linear_scores(rows[training], start), labels[training])
     fit = fit_weights((rows[training], labels[training]),
