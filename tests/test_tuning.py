@@ -26,6 +26,7 @@ import numpy as np
 import pytest
 
 import cb2026.evaluation as evaluation_module
+import cb2026.search as search_module
 from cb2026.cli import Session, execute
 from cb2026.evaluation import (
     HAND_WEIGHTS,
@@ -310,6 +311,22 @@ def test_with_tuned_off_the_search_is_chapter_13s_node_for_node() -> None:
     off = search_results(dataclasses.replace(Techniques(), tuned=False),
                          SEARCH_POSITIONS, depth)
     assert off == previous
+
+
+def test_tuned_off_after_a_search_with_another_set_is_chapter_13s(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Until the fit is pasted in, the tuned literals are chapter 13's, and the test above
+    # cannot fail for a switch that does nothing.  Another set in their place makes the
+    # switch work: searched first, it fills its own pawn table, which Tuned off must not
+    # read.
+    monkeypatch.setattr(search_module, "TUNED_WEIGHTS", perturbed(HAND_WEIGHTS, 7))
+    depth = 3
+    on = search_results(Techniques(), SEARCH_POSITIONS, depth)
+    off = search_results(dataclasses.replace(Techniques(), tuned=False),
+                         SEARCH_POSITIONS, depth)
+    assert off == stage_searches(HAND_STAGE, SEARCH_POSITIONS, depth)
+    assert on != off
 
 
 @pytest.mark.slow
