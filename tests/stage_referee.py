@@ -23,11 +23,15 @@ SEARCH_PROGRAM = """
 import dataclasses, json, sys
 sys.path[:0] = [sys.argv[1], sys.argv[2]]
 from stage_referee import search_results
-switches = json.loads(sys.argv[5])
+switches, tuned_weights = json.loads(sys.argv[5]), json.loads(sys.argv[6])
 techniques = None
 if switches:
     from cb2026.search import Techniques
     techniques = dataclasses.replace(Techniques(), **switches)
+if tuned_weights:
+    import cb2026.search
+    cb2026.search.TUNED_WEIGHTS = {name: tuple(values)
+                                   for name, values in tuned_weights.items()}
 print(json.dumps(search_results(techniques, json.loads(sys.argv[3]), int(sys.argv[4]))))
 """
 
@@ -70,13 +74,15 @@ def search_results(
 def folder_searches(
     folder: Path, positions: dict[str, str], depth: int,
     switches: dict[str, bool] | None = None,
+    tuned_weights: dict[str, tuple[int, ...]] | None = None,
 ) -> dict[str, list[Any]]:
     """Return search_results(positions, depth) by the engine whose package is in
-    `folder`, in a process of its own, with `switches` set (None: the defaults)."""
+    `folder`, in a process of its own, with `switches` set (None: the defaults) and,
+    if given, `tuned_weights` in place of the search's TUNED_WEIGHTS."""
     return json.loads(subprocess.run(
         [sys.executable, "-c", SEARCH_PROGRAM, str(folder),
          str(Path(__file__).resolve().parent), json.dumps(positions), str(depth),
-         json.dumps(switches or {})],
+         json.dumps(switches or {}), json.dumps(tuned_weights or {})],
         capture_output=True, text=True, check=True, timeout=600).stdout)
 
 

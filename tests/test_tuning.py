@@ -58,11 +58,9 @@ from cb2026.tuning import (
     weight_vector,
     weights_from_vector,
 )
-from compile_engine import build_compiled, missing_compiler
 from literate.stages import package_folder
-from make_tuning_set import candidates, pgn_files
 from positions import SEARCH_POSITIONS
-from stage_referee import folder_searches, random_boards, search_results, stage_searches
+from stage_referee import random_boards, search_results, stage_searches
 
 pytestmark = pytest.mark.stage("stage-13.1-tuning")
 
@@ -252,34 +250,6 @@ def test_a_data_file_gives_its_header_and_labelled_positions(tmp_path: Path) -> 
     assert positions == [(chess.STARTING_FEN, 0.5, 0.54, "cb2026-7")]
 
 
-def test_the_set_reads_the_games_of_named_stages_up_to_13_only(tmp_path: Path) -> None:
-    # A file whose path names no stage could be added by any later chapter.
-    names = ["misc/games.pgn", "stage-13-evaluation/elo-evaluation.pgn",
-             "stage-13.1-tuning/elo-tuned.pgn", "strength/stage-12-lmr.pgn",
-             "strength/stage-14-extensions.pgn"]
-    for name in names:
-        (tmp_path / name).parent.mkdir(exist_ok=True)
-        (tmp_path / name).write_text("", encoding="utf-8")
-    assert [path.relative_to(tmp_path).as_posix() for path in pgn_files(tmp_path)] == [
-        "stage-13-evaluation/elo-evaluation.pgn", "strength/stage-12-lmr.pgn"]
-
-
-def test_each_position_keeps_the_opening_of_its_first_game(tmp_path: Path) -> None:
-    path = tmp_path / "games.pgn"
-    moves = "1. Nf3 Nf6 2. Ng1 Ng8 3. Nc3 Nc6 4. Nb1 Nb8 5. e3 e6"
-    path.write_text(f'[Opening "cb2026-1"]\n[Result "1-0"]\n\n{moves} 1-0\n\n'
-                    f'[Opening "cb2026-2"]\n[Result "0-1"]\n\n{moves} 0-1\n\n'
-                    f'[Result "1/2-1/2"]\n\n1. d4 d5 2. c4 e6 1/2-1/2\n',
-                    encoding="utf-8")
-    found, games = candidates([path], None, opening_plies=2)
-    assert games == 3
-    # The knights' dance repeats the start (a repeat, left out), the second game repeats
-    # the first: every position is the first game's.
-    openings = [opening for _, _, opening in found]
-    assert openings[:8] == ["cb2026-1"] * 8 and "cb2026-2" not in openings
-    assert openings[8:] == ["games.pgn#3"] * 3  # no Opening header: the game itself
-
-
 def test_a_position_with_a_capture_that_pays_is_not_quiet() -> None:
     searcher = quiet_searcher()
     assert is_quiet(chess.STARTING_FEN, searcher)
@@ -327,20 +297,6 @@ def test_tuned_off_after_a_search_with_another_set_is_chapter_13s(
                          SEARCH_POSITIONS, depth)
     assert off == stage_searches(HAND_STAGE, SEARCH_POSITIONS, depth)
     assert on != off
-
-
-@pytest.mark.slow
-def test_the_compiled_build_puts_the_weights_in_place_too() -> None:
-    # Compiled code reads a module's names that are not Final from the module at each
-    # use, so use_weights reaches it: with Tuned off the compiled engine is chapter 13's.
-    reason = missing_compiler()
-    if reason:
-        pytest.skip(f"no compiled build possible here: {reason}")
-    depth = 4
-    compiled = folder_searches(build_compiled(), SEARCH_POSITIONS, depth, {"tuned": False})
-    assert compiled == stage_searches(HAND_STAGE, SEARCH_POSITIONS, depth)
-    tuned = folder_searches(build_compiled(), SEARCH_POSITIONS, depth)
-    assert tuned == search_results(Techniques(), SEARCH_POSITIONS, depth)
 
 
 def test_a_search_puts_the_weights_of_its_switch_in_place() -> None:
