@@ -41,6 +41,7 @@ from cb2026.position import Position
 from cb2026.search import Searcher, Techniques
 from cb2026.tuning import (
     PARAMETERS,
+    Adam,
     expected_scores,
     feature_rows,
     fit_scale,
@@ -204,6 +205,23 @@ def test_the_fit_lowers_both_losses_towards_known_weights() -> None:
     before = mean_squared_error(linear_scores(rows, start), labels, 150.0)
     after = mean_squared_error(linear_scores(rows, fit.vector), labels, 150.0)
     assert after < before / 2
+
+
+def test_the_fit_keeps_the_best_validation_weights_and_stops_after_patience() -> None:
+    # Training and validation labels made by different weights: the descent towards the
+    # first must at some step start to lose on the second.
+    generator = np.random.default_rng(6)
+    rows = np.hstack([generator.normal(0, 3, (600, 5)), np.zeros((600, 1))])
+    labels = [expected_scores(linear_scores(rows, truth), 10.0)
+              for truth in (np.array([5.0, -3, 2, 0, 1]), np.array([-4.0, 2, 2, 1, 0]))]
+    training, validation = (rows[:300], labels[0][:300]), (rows[300:], labels[1][300:])
+    fit = fit_weights(training, validation, np.zeros(5), 10.0, steps=2000, patience=40,
+                      adam=Adam(rate=0.05))
+    assert fit.best_step > 0 and len(fit.validation) == fit.best_step + 40 < 2000
+    assert fit.validation[fit.best_step - 1] == min(fit.validation)
+    assert mean_squared_error(linear_scores(validation[0], fit.vector), validation[1],
+                              10.0) == min(fit.validation)
+    assert fit.training[-1] < fit.training[fit.best_step - 1]  # it was still learning
 
 
 def test_a_game_gives_its_positions_past_the_opening_not_in_check() -> None:
