@@ -1,11 +1,14 @@
 """Texel tuning (chapter 13.1).
 
 The referees: the evaluation itself, which the feature rows must reproduce to the
-rounding of its taper on thousands of random positions; a finite-difference gradient;
-synthetic labels made with a known K and known weights; chapter 13's engine (its package
-at its tag, in its own process), which the search with `Tuned` off must equal node for
-node; and the committed data set, from which the tuner must give back the engine's
-literals.
+rounding of its taper on thousands of random positions and on rare ones (pawn endings,
+three queens), with every weight moved alone as well; a finite-difference gradient;
+synthetic labels made with a known K and known weights, or with two sets of weights that
+disagree (the early stop); chapter 13's engine (its package at its tag, in its own
+process), which the search with `Tuned` off must equal node for node, also after a search
+with another set; and the committed data set, from which the tuner must give back the
+engine's literals.  The tools (make_tuning_set, the compiled build) are tested in
+test_tuning_tools.py.
 """
 
 from __future__ import annotations
