@@ -816,8 +816,9 @@ class Searcher:
         techniques = self.techniques
         notes = self.notes
         if ply >= EXTENSION_LIMIT * self.root_depth:
-            # The guard: a line of checks that never ends would search for ever.
-            notes.extensions_refused += gives_check and techniques.check_extensions
+            # The guard: the line is long already, and lines of checks can run on.
+            if gives_check and techniques.check_extensions:
+                notes.extensions_refused += 1
             return 0
         if gives_check and techniques.check_extensions:
             notes.extensions += 1
