@@ -22,10 +22,17 @@ import pytest
 from cb2026.cli import Session, execute
 from cb2026.limits import Limits
 from cb2026.move import Move, move_to_uci
-from cb2026.picker import MovePicker
+from cb2026.picker import MovePicker, new_killers
 from cb2026.position import NULL_MOVE, Position
-from cb2026.rules import is_in_check
-from cb2026.search import EXTENSION_LIMIT, MATE, Searcher, Techniques, is_mate_score
+from cb2026.rules import is_in_check, legal_moves
+from cb2026.search import (
+    EXTENSION_LIMIT,
+    MATE,
+    MAX_DEPTH,
+    Searcher,
+    Techniques,
+    is_mate_score,
+)
 from literate.book import chapters_through
 from literate.stages import package_folder
 from positions import MATE_IN_THREE, SEARCH_POSITIONS, WIN_AT_CHESS
@@ -201,6 +208,17 @@ def test_the_guard_bounds_the_length_of_a_line() -> None:
     unguarded.search(Position.from_fen(CHECKS_BOTH_WAYS), depth)
     assert unguarded.notes.extensions_refused == 0
     assert unguarded.deepest > (EXTENSION_LIMIT + 1) * depth - 1
+
+
+def test_every_ply_a_line_can_reach_has_killer_slots() -> None:
+    # Before extensions no node with depth left lay beyond ply MAX_DEPTH; the guard's
+    # bound is now 3 x MAX_DEPTH - 1, and every such node asks for its ply's killers.
+    deepest = (EXTENSION_LIMIT + 1) * MAX_DEPTH - 1
+    assert len(new_killers()) > deepest
+    searcher = Searcher()
+    position = Position.from_fen(SEARCH_POSITIONS["kiwipete"])
+    picker = searcher.move_picker(position, legal_moves(position), None, deepest)
+    assert sorted(picker) == sorted(legal_moves(position))
 
 
 # The tactic, and mates.
