@@ -247,6 +247,8 @@ def test_go_mate_still_finds_the_mate(fen: str, moves: int) -> None:
     _, last = searcher.think(Position.from_fen(fen), Limits(mate=moves), lambda _: None)
     assert last is not None and last.score == MATE - (2 * moves - 1)
     assert last.depth <= 2 * moves
+    # Chapter 12's rule holds with the extensions on: `go mate` reduces nothing.
+    assert searcher.notes.reductions == 0 and searcher.notes.extensions > 0
 
 
 # The switches and the notes.
