@@ -44,9 +44,11 @@ def without(*names: str) -> Techniques:
 
 
 # Switches of later stages that change the score minimax defines: the null move (chapter
-# 10) lets the side to move pass, which no rule allows.
-LATER_PRUNING = [name for name in ("null_move",)
-                 if name in {field.name for field in dataclasses.fields(Techniques)}]
+# 10) lets the side to move pass, which no rule allows; check extensions (chapter 14)
+# search checking moves deeper than the depth.
+PRESENT = {field.name for field in dataclasses.fields(Techniques)}
+EXTENSIONS = [name for name in ("check_extensions",) if name in PRESENT]
+LATER_PRUNING = [name for name in ("null_move",) if name in PRESENT] + EXTENSIONS
 
 # minimax has no quiescence search and no table; `search` never uses aspiration windows
 # (only `think` does), so this is PVS alone against the definition of the score.
@@ -94,6 +96,9 @@ def test_pvs_gives_alphabetas_score_and_move_with_quiescence(name: str) -> None:
     fen = SEARCH_POSITIONS[name]
     results = []
     for pvs in (True, False):
+        # Check extensions (chapter 14, where the stage has them) stay on: they extend the
+        # same moves in both searches, and a node they leave three plies deep below the
+        # root is in check, where neither LMR (which needs PVS) nor the null move acts.
         searcher = Searcher(dataclasses.replace(without("tt", "aspiration"), pvs=pvs))
         score, move, _ = searcher.search(Position.from_fen(fen), 3)
         results.append((score, move))
@@ -121,7 +126,7 @@ def test_pvs_scores_outside_the_window_are_true_bounds(fen: str) -> None:
 def test_with_alphabeta_off_there_are_no_null_windows() -> None:
     # Plain minimax searches every move for its exact score: a null window would only add
     # re-searches to the tree that chapter 5's test counts.
-    searcher = Searcher(without("quiescence", "tt", "alphabeta"))
+    searcher = Searcher(without("quiescence", "tt", "alphabeta", *EXTENSIONS))
     score = searcher.search(Position.from_fen(SMALL[1]), 3)[0]
     assert score == minimax(Position.from_fen(SMALL[1]), 3)
     assert searcher.notes.pvs_researches == 0
@@ -133,6 +138,8 @@ def test_with_alphabeta_off_there_are_no_null_windows() -> None:
 # From chapter 12 on: late move reductions switched off, for the tests that need every move
 # searched to the full depth (a mate whose moves are reduced is found plies later).
 NO_LMR = {"lmr": False} if "lmr" in {field.name for field in dataclasses.fields(Techniques)} else {}
+# ... and from chapter 14 on check extensions, which find it plies sooner.
+NO_EXTENSIONS = dict.fromkeys(EXTENSIONS, False)
 
 
 def deepened(fen: str, depth: int, techniques: Techniques) -> tuple[Iteration, Searcher]:
@@ -176,7 +183,8 @@ def test_a_mate_found_through_a_window_is_exact() -> None:
     # depth 5), whose first window lies around depth 5's score in centipawns: it fails high
     # into the mate range, and the whole window then measures the mate exactly.
     # Late move reductions (chapter 12) find this mate plies later: off where the stage has them.
-    last, searcher = deepened(MATE_IN_THREE, 6, dataclasses.replace(without("tt"), **NO_LMR))
+    last, searcher = deepened(MATE_IN_THREE, 6, dataclasses.replace(
+        without("tt"), **NO_LMR, **NO_EXTENSIONS))
     assert last.score == MATE - 5 and last.bound == Bound.EXACT
     assert searcher.notes.aspiration_fail_highs > 0
 

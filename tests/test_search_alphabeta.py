@@ -76,10 +76,12 @@ def reference_techniques() -> Techniques:
     """Every technique on, except those that change the scores minimax defines."""
     # Quiescence (chapter 6) searches beyond the depth, the transposition table
     # (chapter 8) reuses results across paths, and the null move (chapter 10) lets the
-    # side to move pass, which no rule allows; ordering and pruning stay on.
+    # side to move pass, which no rule allows; ordering and pruning stay on. Check
+    # extensions (chapter 14) search checking moves deeper than minimax's depth.
     present = {field.name for field in dataclasses.fields(Techniques)}
     return dataclasses.replace(Techniques(), **{
-        name: False for name in ("quiescence", "tt", "null_move") if name in present})
+        name: False for name in ("quiescence", "tt", "null_move", "check_extensions")
+        if name in present})
 
 
 def check_result(fen: str, depth: int) -> None:

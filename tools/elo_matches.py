@@ -253,6 +253,19 @@ EXPERIMENTS: dict[str, list[Experiment]] = {
         # do not slow the search (different trees, other pawn structures met).
         switched_off("Tuned", clock(SELF_PLAY_CLOCK), 400),
     ],
+    "stage-14-extensions": [
+        # This chapter's search against the previous stage's: check extensions off in the
+        # second copy (with them off, the search is the previous stage's, node for node).
+        Experiment("check-extensions", ("self", "option.CheckExtensions=false"),
+                   nodes(SELF_PLAY_NODES), 1000),
+        # A check test for every move searched, and deeper trees: a clock too.
+        Experiment("check-extensions-clock", ("self", "option.CheckExtensions=false"),
+                   clock(SELF_PLAY_CLOCK), 400),
+        # The single-reply extension, off by default: on in both copies, then off again in
+        # the second (its options come after the shared ones).
+        Experiment("single-reply", ("self", "option.SingleReplyExtensions=false"),
+                   nodes(SELF_PLAY_NODES), 1000, both=("option.SingleReplyExtensions=true",)),
+    ],
 }
 
 

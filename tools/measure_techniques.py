@@ -8,7 +8,8 @@ writes book/data/STAGE/saves-EXPERIMENT-dDEPTH.json, which the chapter reads and
 Each row is one search from a fresh searcher: score, best move, nodes and seconds, the
 search's notes and, for iterative deepening, every iteration it reported.
 Experiments: alphabeta, quiescence (fixed-depth `search`), tt, buckets, pvs, null-move,
-killers-history, killers, history, see, lmr, evaluation, tuned (iterative deepening).
+killers-history, killers, history, see, lmr, evaluation, tuned, extensions,
+single-reply (iterative deepening).
 The engine is the compiled build of STAGE (tools/compile_engine.py, built if missing) where
 a C compiler exists, else (or with --interpreted) the plain Python one; nodes, moves and
 scores are the same in both, only the seconds differ. The file says which (`"build"`), and
@@ -67,6 +68,11 @@ EXPERIMENTS: dict[str, list[dict[str, bool]]] = {
     "evaluation": [{"evaluation": False}, {}],
     # Chapter 13.1: chapter 13's hand-chosen weights (stage 13's search) and the tuned ones.
     "tuned": [{"tuned": False}, {}],
+    # Chapter 14: check extensions off (the previous stage's search) and on; then the
+    # single-reply extension, off by default, switched on as well (`switches` in each row
+    # tells the two apart).
+    "extensions": [{"check_extensions": False}, {}],
+    "single-reply": [{"single_reply_extensions": False}, {"single_reply_extensions": True}],
 }
 # Evaluations timed per evaluation function for `evaluation_rates` (each of the positions).
 EVALUATION_REPEATS = 2_000
@@ -164,6 +170,7 @@ def main() -> int:
                     "position": name,
                     "fen": fen,
                     "off": sorted(switches),
+                    "switches": switches,
                     "depth": options.depth,
                     **search_once(
                         fen, switches, options.depth, options.experiment, options.hash_entries

@@ -95,3 +95,25 @@ TREBUCHET = "8/8/8/3pK3/2kP4/8/8/8 w - - 0 1"
 # A pawn race, White to move: Stockfish finds a forced mate against Kb5 and none against d5;
 # the null move without the pawn-ending guard plays Kb5 at depths 5 to 8 (chapter 10).
 PAWN_RACE = "8/8/K7/6p1/p2P3p/8/P7/1k6 w - - 0 1"
+
+# Positions from "Win at Chess" (WAC), Fred Reinfeld's 300 tactical exercises (1958), as the
+# EPD test suite that engine authors use (the Chess Programming Wiki's page "Win at Chess"):
+# by the suite's id, the FEN (the EPD's four fields, then "0 1") and the solutions ("bm",
+# in SAN). Chapter 14 takes the first ten as a small tactical set, in the suite's order,
+# and two more for its demonstrations.
+WIN_AT_CHESS = {
+    "WAC.001": ("2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - 0 1", ["Qg6"]),
+    "WAC.002": ("8/7p/5k2/5p2/p1p2P2/Pr1pPK2/1P1R3P/8 b - - 0 1", ["Rxb2"]),
+    "WAC.003": ("5rk1/1ppb3p/p1pb4/6q1/3P1p1r/2P1R2P/PP1BQ1P1/5RKN w - - 0 1", ["Rg3"]),
+    "WAC.004": ("r1bq2rk/pp3pbp/2p1p1pQ/7P/3P4/2PB1N2/PP3PPR/2KR4 w - - 0 1", ["Qxh7+"]),
+    "WAC.005": ("5k2/6pp/p1qN4/1p1p4/3P4/2PKP2Q/PP3r2/3R4 b - - 0 1", ["Qc4+"]),
+    "WAC.006": ("7k/p7/1R5K/6r1/6p1/6P1/8/8 w - - 0 1", ["Rb7"]),
+    "WAC.007": ("rnbqkb1r/pppp1ppp/8/4P3/6n1/7P/PPPNPPP1/R1BQKBNR b KQkq - 0 1", ["Ne3"]),
+    "WAC.008": ("r4q1k/p2bR1rp/2p2Q1N/5p2/5p2/2P5/PP3PPP/R5K1 w - - 0 1", ["Rf7"]),
+    "WAC.009": ("3q1rk1/p4pp1/2pb3p/3p4/6Pr/1PNQ4/P1PB1PP1/4RRK1 b - - 0 1", ["Bh2+"]),
+    "WAC.010": ("2br2k1/2q3rn/p2NppQ1/2p1P3/Pp5R/4P3/1P3PPP/3R2K1 w - - 0 1", ["Rxh7"]),
+    # White mates in three, starting with a rook sacrifice: Rxh6+.
+    "WAC.143": ("5b2/pp2r1pk/2pp1pRp/4rP1N/2P1P3/1P4QP/P3q1P1/5R1K w - - 0 1", ["Rxh6+"]),
+    # Queens and rooks, both kings in the open: checks for both sides.
+    "WAC.058": ("8/8/2R5/1p2qp1k/1P2r3/2PQ2P1/5K2/8 w - - 0 1", ["Qd1+"]),
+}

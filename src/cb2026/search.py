@@ -1,7 +1,7 @@
 # Generated from the book by tools/literate, from chapters stage-05-alphabeta,
 # stage-06-quiescence, stage-07-uci, stage-08-tt, stage-08.1-tt-buckets, stage-09-pvs,
 # stage-10-null-move, stage-11-killers-history, stage-12-lmr, stage-13-evaluation,
-# stage-13.1-tuning.
+# stage-13.1-tuning, stage-14-extensions.
 # Do not edit: change the chapters and run `make tangle`.
 
 """Looking ahead: negamax search with alpha-beta pruning.
@@ -141,6 +141,12 @@ class Techniques:
     # Off: chapter 13's hand-chosen weights instead of the tuned ones
     tuned: bool = True
 
+    # Off: a move that gives check is searched no deeper than any other
+    check_extensions: bool = True
+
+    # On: the only legal move of a position searched a ply deeper (off until measured)
+    single_reply_extensions: bool = False
+
 
 @dataclass
 class Notes:
@@ -181,6 +187,13 @@ class Notes:
     reductions: int = 0  # late quiet moves searched less deep than the others (LMR)
 
     lmr_researches: int = 0  # ... that beat alpha anyway, searched again at full depth
+
+    extensions: int = 0  # moves searched a ply deeper because they give check
+
+    # Checks not extended: the line was already twice as long as the root's depth
+    extensions_refused: int = 0
+
+    single_reply_extensions: int = 0  # only moves searched a ply deeper
 
 
 # The search asks whether it should stop once every 256 nodes: often enough to
@@ -577,35 +590,28 @@ class Searcher:
         # LMR: not at the root, not near the leaves, not in check, not for `go mate`.
         may_reduce = (null_windows and self.techniques.lmr and not self.proving_mate
                       and ply > 0 and depth >= LMR_DEPTH and not is_in_check(position))
+        if not ply:
+            self.root_depth = depth  # the extensions' guard counts from it
+        single_reply = len(picker.moves) == 1
         pv_node = beta - alpha > 1
         side = position.side_to_move << 12  # the history table's index of this side
         for index, move in enumerate(picker):
             quiet = not is_noisy(board, move)
             position.make_move(move)
             child_pv.clear()
-            if index == 0 or not null_windows:
-                score = -self.negamax(
-                    position, depth - 1, -beta, -alpha, ply + 1, child_pv
+            gives_check = is_in_check(position)
+            # Extensions: a check (or an only move) is searched a ply deeper.
+            extension = (self.extension(gives_check, single_reply, ply)
+                         if gives_check or single_reply else 0)
+            reduction = 0
+            if may_reduce and quiet and index >= LMR_FULL_MOVES and not extension:
+                # LMR: a late quiet move, likely to fail low.  Never an extended one.
+                reduction = late_move_reduction(
+                    depth, index + 1, pv_node, tt_pv, gives_check,
+                    picker.stage == KILLERS, self.history[side | move & 4095],
                 )
-            else:
-                reduction = 0
-                if may_reduce and quiet and index >= LMR_FULL_MOVES:
-                    # LMR: a late quiet move, likely to fail low.
-                    reduction = late_move_reduction(
-                        depth, index + 1, pv_node, tt_pv, is_in_check(position),
-                        picker.stage == KILLERS, self.history[side | move & 4095],
-                    )
-                # PVS: is this move better than alpha?  A null window answers only that.
-                score = self.null_window_score(
-                    position, depth, reduction, alpha, ply, child_pv
-                )
-                if alpha < score < beta:
-                    # PVS: better, by an unknown margin: the whole window measures it.
-                    notes.pvs_researches += 1
-                    child_pv.clear()
-                    score = -self.negamax(
-                        position, depth - 1, -beta, -alpha, ply + 1, child_pv
-                    )
+            score = self.move_score(position, depth + extension, reduction, alpha, beta,
+                                    ply, child_pv, index == 0 or not null_windows)
             position.unmake_move()
             if score > best:
                 best = score
@@ -810,6 +816,45 @@ class Searcher:
         return evaluate_position(position, techniques.pawn_structure,
                                  techniques.mobility, techniques.king_safety)
 
+    # The depth of the iteration being searched (set by search_moves at the root).
+    root_depth: int = 0
+
+    def extension(self, gives_check: bool, single_reply: bool, ply: int) -> int:
+        """Return how many plies deeper than the others to search the move just made
+        at `ply`: one for a check (or an only move, if switched on), else none."""
+        techniques = self.techniques
+        notes = self.notes
+        if ply >= EXTENSION_LIMIT * self.root_depth:
+            # The guard: the line is long already, and lines of checks can run on.
+            if gives_check and techniques.check_extensions:
+                notes.extensions_refused += 1
+            return 0
+        if gives_check and techniques.check_extensions:
+            notes.extensions += 1
+            return 1
+        if single_reply and techniques.single_reply_extensions:
+            notes.single_reply_extensions += 1
+            return 1
+        return 0
+
+    def move_score(
+        self, position: Position, depth: int, reduction: int, alpha: int, beta: int,
+        ply: int, child_pv: list[Move], whole_window: bool,
+    ) -> int:
+        """Return the score of the move just made, searched as a move of a node `depth`
+        plies deep (its extension included): in the whole window if `whole_window`, else
+        in PVS's null window, first `reduction` plies less deep (LMR)."""
+        if whole_window:
+            return -self.negamax(position, depth - 1, -beta, -alpha, ply + 1, child_pv)
+        # PVS: is this move better than alpha?  A null window answers only that.
+        score = self.null_window_score(position, depth, reduction, alpha, ply, child_pv)
+        if alpha < score < beta:
+            # PVS: better, by an unknown margin: the whole window measures it.
+            self.notes.pvs_researches += 1
+            child_pv.clear()
+            score = -self.negamax(position, depth - 1, -beta, -alpha, ply + 1, child_pv)
+        return score
+
 
 # The deepest iteration iterative deepening will start (far beyond reach in Python).
 MAX_DEPTH = 64
@@ -954,3 +999,7 @@ def late_move_reduction(
         reduction += 1  # the move failed elsewhere more often than it cut off
     # Never an extension, and never below one ply: a move is never dropped.
     return max(0, min(reduction, depth - 2))
+
+
+# Extensions stop where a line is EXTENSION_LIMIT times as long as the root's depth.
+EXTENSION_LIMIT = 2
