@@ -8,8 +8,8 @@ writes book/data/STAGE/saves-EXPERIMENT-dDEPTH.json, which the chapter reads and
 Each row is one search from a fresh searcher: score, best move, nodes and seconds, the
 search's notes and, for iterative deepening, every iteration it reported.
 Experiments: alphabeta, quiescence (fixed-depth `search`), tt, buckets, pvs, null-move,
-killers-history, killers, history, see, lmr, evaluation, extensions, single-reply
-(iterative deepening).
+killers-history, killers, history, see, lmr, evaluation, extensions, single-reply,
+singular (iterative deepening).
 The engine is the compiled build of STAGE (tools/compile_engine.py, built if missing) where
 a C compiler exists, else (or with --interpreted) the plain Python one; nodes, moves and
 scores are the same in both, only the seconds differ. The file says which (`"build"`), and
@@ -71,6 +71,8 @@ EXPERIMENTS: dict[str, list[dict[str, bool]]] = {
     # tells the two apart).
     "extensions": [{"check_extensions": False}, {}],
     "single-reply": [{"single_reply_extensions": False}, {"single_reply_extensions": True}],
+    # Chapter 14.1: singular extensions off (the previous stage's search) and on.
+    "singular": [{"singular_extensions": False}, {}],
 }
 # Evaluations timed per evaluation function for `evaluation_rates` (each of the positions).
 EVALUATION_REPEATS = 2_000
