@@ -22,10 +22,17 @@ import pytest
 from cb2026.cli import Session, execute
 from cb2026.limits import Limits
 from cb2026.move import Move, move_to_uci
-from cb2026.picker import MovePicker
+from cb2026.picker import MovePicker, new_killers
 from cb2026.position import NULL_MOVE, Position
-from cb2026.rules import is_in_check
-from cb2026.search import EXTENSION_LIMIT, MATE, Searcher, Techniques, is_mate_score
+from cb2026.rules import is_in_check, legal_moves
+from cb2026.search import (
+    EXTENSION_LIMIT,
+    MATE,
+    MAX_DEPTH,
+    Searcher,
+    Techniques,
+    is_mate_score,
+)
 from literate.book import chapters_through
 from literate.stages import package_folder
 from positions import MATE_IN_THREE, SEARCH_POSITIONS, WIN_AT_CHESS
@@ -203,6 +210,17 @@ def test_the_guard_bounds_the_length_of_a_line() -> None:
     assert unguarded.deepest > (EXTENSION_LIMIT + 1) * depth - 1
 
 
+def test_every_ply_a_line_can_reach_has_killer_slots() -> None:
+    # Before extensions no node with depth left lay beyond ply MAX_DEPTH; the guard's
+    # bound is now 3 x MAX_DEPTH - 1, and every such node asks for its ply's killers.
+    deepest = (EXTENSION_LIMIT + 1) * MAX_DEPTH - 1
+    assert len(new_killers()) > deepest
+    searcher = Searcher()
+    position = Position.from_fen(SEARCH_POSITIONS["kiwipete"])
+    picker = searcher.move_picker(position, legal_moves(position), None, deepest)
+    assert sorted(picker) == sorted(legal_moves(position))
+
+
 # The tactic, and mates.
 
 
@@ -229,6 +247,8 @@ def test_go_mate_still_finds_the_mate(fen: str, moves: int) -> None:
     _, last = searcher.think(Position.from_fen(fen), Limits(mate=moves), lambda _: None)
     assert last is not None and last.score == MATE - (2 * moves - 1)
     assert last.depth <= 2 * moves
+    # Chapter 12's rule holds with the extensions on: `go mate` reduces nothing.
+    assert searcher.notes.reductions == 0 and searcher.notes.extensions > 0
 
 
 # The switches and the notes.

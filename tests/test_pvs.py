@@ -46,8 +46,9 @@ def without(*names: str) -> Techniques:
 # Switches of later stages that change the score minimax defines: the null move (chapter
 # 10) lets the side to move pass, which no rule allows; check extensions (chapter 14)
 # search checking moves deeper than the depth.
-LATER_PRUNING = [name for name in ("null_move", "check_extensions")
-                 if name in {field.name for field in dataclasses.fields(Techniques)}]
+PRESENT = {field.name for field in dataclasses.fields(Techniques)}
+EXTENSIONS = [name for name in ("check_extensions",) if name in PRESENT]
+LATER_PRUNING = [name for name in ("null_move",) if name in PRESENT] + EXTENSIONS
 
 # minimax has no quiescence search and no table; `search` never uses aspiration windows
 # (only `think` does), so this is PVS alone against the definition of the score.
@@ -95,10 +96,10 @@ def test_pvs_gives_alphabetas_score_and_move_with_quiescence(name: str) -> None:
     fen = SEARCH_POSITIONS[name]
     results = []
     for pvs in (True, False):
-        # Check extensions (chapter 14) leave three plies below a check, where LMR, which
-        # needs PVS's null windows, would reduce in one search and not the other: off.
-        searcher = Searcher(dataclasses.replace(
-            without("tt", "aspiration", *LATER_PRUNING[1:]), pvs=pvs))
+        # Check extensions (chapter 14, where the stage has them) stay on: they extend the
+        # same moves in both searches, and a node they leave three plies deep below the
+        # root is in check, where neither LMR (which needs PVS) nor the null move acts.
+        searcher = Searcher(dataclasses.replace(without("tt", "aspiration"), pvs=pvs))
         score, move, _ = searcher.search(Position.from_fen(fen), 3)
         results.append((score, move))
     assert results[0] == results[1]
@@ -125,7 +126,7 @@ def test_pvs_scores_outside_the_window_are_true_bounds(fen: str) -> None:
 def test_with_alphabeta_off_there_are_no_null_windows() -> None:
     # Plain minimax searches every move for its exact score: a null window would only add
     # re-searches to the tree that chapter 5's test counts.
-    searcher = Searcher(without("quiescence", "tt", "alphabeta", *LATER_PRUNING[1:]))
+    searcher = Searcher(without("quiescence", "tt", "alphabeta", *EXTENSIONS))
     score = searcher.search(Position.from_fen(SMALL[1]), 3)[0]
     assert score == minimax(Position.from_fen(SMALL[1]), 3)
     assert searcher.notes.pvs_researches == 0
@@ -138,7 +139,7 @@ def test_with_alphabeta_off_there_are_no_null_windows() -> None:
 # searched to the full depth (a mate whose moves are reduced is found plies later).
 NO_LMR = {"lmr": False} if "lmr" in {field.name for field in dataclasses.fields(Techniques)} else {}
 # ... and from chapter 14 on check extensions, which find it plies sooner.
-NO_EXTENSIONS = dict.fromkeys(LATER_PRUNING[1:], False)
+NO_EXTENSIONS = dict.fromkeys(EXTENSIONS, False)
 
 
 def deepened(fen: str, depth: int, techniques: Techniques) -> tuple[Iteration, Searcher]:

@@ -98,8 +98,9 @@ PAWN_RACE = "8/8/K7/6p1/p2P3p/8/P7/1k6 w - - 0 1"
 
 # Positions from "Win at Chess" (WAC), Fred Reinfeld's 300 tactical exercises (1958), as the
 # EPD test suite that engine authors use (the Chess Programming Wiki's page "Win at Chess"):
-# FEN, the solution ("bm", in SAN) and the suite's id. Chapter 14 takes the first ten as a
-# small tactical set, in the suite's order, and two more for its demonstrations.
+# by the suite's id, the FEN (the EPD's four fields, then "0 1") and the solutions ("bm",
+# in SAN). Chapter 14 takes the first ten as a small tactical set, in the suite's order,
+# and two more for its demonstrations.
 WIN_AT_CHESS = {
     "WAC.001": ("2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - 0 1", ["Qg6"]),
     "WAC.002": ("8/7p/5k2/5p2/p1p2P2/Pr1pPK2/1P1R3P/8 b - - 0 1", ["Rxb2"]),

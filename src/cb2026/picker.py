@@ -1,5 +1,5 @@
 # Generated from the book by tools/literate, from chapters stage-11-killers-history,
-# stage-14.1-singular.
+# stage-14-extensions, stage-14.1-singular.
 # Do not edit: change the chapters and run `make tangle`.
 
 """Move ordering: killer moves, the history table and the move picker.
@@ -21,8 +21,10 @@ from cb2026.move import EN_PASSANT, Move
 from cb2026.position import Position
 from cb2026.see import EXCHANGE_VALUES, see
 
-# The deepest ply with killer slots: beyond any search of MAX_DEPTH (64) plies.
-MAX_PLY = 128
+# Killer slots for plies 0 to MAX_PLY - 1.  With extensions (chapter 14) a node with
+# depth left lies at most at ply (EXTENSION_LIMIT + 1) * MAX_DEPTH - 1; a number, not
+# that formula, because search.py, which defines both names, imports this module.
+MAX_PLY = 192
 
 # An empty killer slot: from a1 to a1, which no legal move is.
 NO_MOVE: Move = 0
