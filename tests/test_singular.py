@@ -345,3 +345,11 @@ def test_the_switch_is_a_uci_option_and_a_shell_command() -> None:
     execute(session, "setoption name SingularExtensions value maybe")
     assert output.getvalue().splitlines()[-1].startswith(
         "info string error: option SingularExtensions needs the value true or false")
+
+
+def test_a_singular_move_is_extended_with_move_ordering_off_too() -> None:
+    # Without ordering, every picker takes the moves as generated, the table's move put
+    # first: the move found singular must still be the one searched a ply deeper.
+    searcher = Inspector(dataclasses.replace(singular(True), ordering=False))
+    deepen(searcher, ROOK_ENDING, DEPTH)
+    assert searcher.seen["extensions"] == searcher.notes.singular_extensions > 0
