@@ -785,7 +785,8 @@ class Searcher:
             moves.insert(0, tt_move)
         if not ply:
             moves = self.previous_best_first(self.allowed_root_moves(moves))
-        return MovePicker(position, moves, staged=False)
+        # The TT move named as well, for search_moves to find a singular one.
+        return MovePicker(position, moves, tt_move, staged=False)
 
     def learn_from_cutoff(
         self, position: Position, picker: MovePicker, move: Move, quiet: bool,
