@@ -353,3 +353,47 @@ def test_a_singular_move_is_extended_with_move_ordering_off_too() -> None:
     searcher = Inspector(dataclasses.replace(singular(True), ordering=False))
     deepen(searcher, ROOK_ENDING, DEPTH)
     assert searcher.seen["extensions"] == searcher.notes.singular_extensions > 0
+
+
+class ChildDepths(Searcher):
+    """A searcher that notes the depth each move of a ply-1 node is searched to, and
+    scores every child 0 without searching it."""
+
+    def start_search(self) -> None:
+        super().start_search()
+        self.child_depths: dict[str, int] = {}
+
+    def negamax(self, position: Position, depth: int, alpha: int, beta: int, ply: int,
+                pv: list[Move]) -> int:
+        if ply == 2:
+            # The longest search of a move (a reduced one may be searched again)
+            move = move_to_uci(position.undo_stack[-1][0])
+            self.child_depths[move] = max(depth, self.child_depths.get(move, depth))
+            return 0
+        return super().negamax(position, depth, alpha, beta, ply, pv)
+
+
+def test_a_singular_move_that_gives_check_is_extended_once() -> None:
+    # One ply more, not two: chapter 14's bound on a line's length (and the killer slots
+    # it sizes, picker.MAX_PLY) holds only if no move is extended twice.  In the searches
+    # above no singular move gives check, so the node is set up here: WAC.006 at ply 1,
+    # 4 plies left, with Rb8+ (a check) or Rb7 (quiet) as the singular TT move.
+    depth = 4
+    found = {}
+    for tt_uci in ("b6b8", "b6b7"):
+        for verdict in (False, True):
+            searcher = ChildDepths(singular(True))
+            searcher.start_search()
+            searcher.root_depth = depth  # a line well within the extensions' guard
+            position = Position.from_fen(ROOK_ENDING)
+            moves = legal_moves(position)
+            tt_move = next(move for move in moves if move_to_uci(move) == tt_uci)
+            picker = searcher.move_picker(position, moves, tt_move, 1)
+            picker.singular = verdict
+            searcher.search_moves(position, depth, -INFINITY, INFINITY, 1, picker, [],
+                                  False)
+            found[tt_uci, verdict] = searcher.child_depths[tt_uci]
+    # The check: a ply deeper (depth - 1 + 1) whether singular or not.
+    assert found["b6b8", False] == found["b6b8", True] == depth
+    # The quiet move: a ply deeper only when singular.
+    assert (found["b6b7", False], found["b6b7", True]) == (depth - 1, depth)
