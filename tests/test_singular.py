@@ -23,7 +23,7 @@ import pytest
 from cb2026.cli import Session, execute
 from cb2026.limits import Limits
 from cb2026.move import Move, move_to_uci
-from cb2026.picker import MovePicker
+from cb2026.picker import NO_MOVE, MovePicker
 from cb2026.position import NULL_MOVE, Position
 from cb2026.rules import legal_moves
 from cb2026.search import (
@@ -397,3 +397,25 @@ def test_a_singular_move_that_gives_check_is_extended_once() -> None:
     assert found["b6b8", False] == found["b6b8", True] == depth
     # The quiet move: a ply deeper only when singular.
     assert (found["b6b7", False], found["b6b7", True]) == (depth - 1, depth)
+
+
+class StoppedInASingularSearch(Searcher):
+    """A searcher stopped (as by `stop` or the clock) at the first node of its first
+    singular search."""
+
+    def negamax(self, position: Position, depth: int, alpha: int, beta: int, ply: int,
+                pv: list[Move]) -> int:
+        if ply == self.excluded_ply and depth > 0:
+            self.stop_event.set()
+            self.next_check = self.notes.nodes + 1  # the limits are checked at once
+        return super().negamax(position, depth, alpha, beta, ply, pv)
+
+
+def test_a_search_stopped_in_a_singular_search_leaves_no_move_excluded() -> None:
+    searcher = StoppedInASingularSearch(singular(True))
+    position = Position.from_fen(ROOK_ENDING)
+    move, last = searcher.think(position, Limits(depth=DEPTH), lambda _: None)
+    assert searcher.notes.singular_searches == 1  # stopped inside the first one
+    assert move is not None and last is not None and last.depth < DEPTH  # stopped
+    assert (searcher.excluded_ply, searcher.excluded_move) == (-1, NO_MOVE)
+    assert position.fen() == Position.from_fen(ROOK_ENDING).fen()
