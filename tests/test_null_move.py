@@ -305,8 +305,9 @@ def deepened_move(fen: str, depth: int, searcher: Searcher) -> str:
 
 # Chapter 13's evaluation (where the stage has it) scores the passed pawns of the race, and
 # even the unguarded search then plays d5: the race shows the guard with the evaluation of
-# chapters 5 and 6, which it was chosen for.
-EARLIER_EVALUATION = without(*(name for name in ("evaluation",)
+# chapters 5 and 6, which it was chosen for. Chapter 14.1's singular extensions (where
+# the stage has them) find d5 at depth 8 even without the guard: off too.
+EARLIER_EVALUATION = without(*(name for name in ("evaluation", "singular_extensions")
                                if name in {field.name for field in dataclasses.fields(Techniques)}))
 
 

@@ -266,6 +266,16 @@ EXPERIMENTS: dict[str, list[Experiment]] = {
         Experiment("single-reply", ("self", "option.SingleReplyExtensions=false"),
                    nodes(SELF_PLAY_NODES), 1000, both=("option.SingleReplyExtensions=true",)),
     ],
+    "stage-14.1-singular": [
+        # This chapter's search against the previous stage's: singular extensions off in
+        # the second copy (with them off, the search is the previous stage's, node for node).
+        Experiment("singular", ("self", "option.SingularExtensions=false"),
+                   nodes(SELF_PLAY_NODES), 1000),
+        # The singular searches cost nodes that a fixed-node match charges, but also a
+        # second probe and move generation per node searched without its move: a clock too.
+        Experiment("singular-clock", ("self", "option.SingularExtensions=false"),
+                   clock(SELF_PLAY_CLOCK), 400),
+    ],
 }
 
 

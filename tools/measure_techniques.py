@@ -9,7 +9,7 @@ Each row is one search from a fresh searcher: score, best move, nodes and second
 search's notes and, for iterative deepening, every iteration it reported.
 Experiments: alphabeta, quiescence (fixed-depth `search`), tt, buckets, pvs, null-move,
 killers-history, killers, history, see, lmr, evaluation, tuned, extensions,
-single-reply (iterative deepening).
+single-reply, singular (iterative deepening).
 The engine is the compiled build of STAGE (tools/compile_engine.py, built if missing) where
 a C compiler exists, else (or with --interpreted) the plain Python one; nodes, moves and
 scores are the same in both, only the seconds differ. The file says which (`"build"`), and
@@ -73,6 +73,8 @@ EXPERIMENTS: dict[str, list[dict[str, bool]]] = {
     # tells the two apart).
     "extensions": [{"check_extensions": False}, {}],
     "single-reply": [{"single_reply_extensions": False}, {"single_reply_extensions": True}],
+    # Chapter 14.1: singular extensions off (the previous stage's search) and on.
+    "singular": [{"singular_extensions": False}, {}],
 }
 # Evaluations timed per evaluation function for `evaluation_rates` (each of the positions).
 EVALUATION_REPEATS = 2_000

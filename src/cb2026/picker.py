@@ -1,5 +1,5 @@
 # Generated from the book by tools/literate, from chapters stage-11-killers-history,
-# stage-14-extensions.
+# stage-14-extensions, stage-14.1-singular.
 # Do not edit: change the chapters and run `make tangle`.
 
 """Move ordering: killer moves, the history table and the move picker.
@@ -167,3 +167,6 @@ class MovePicker:
         yield from quiet
         self.stage = BAD_CAPTURES
         yield from losing
+
+    # Set by the search when the TT move proved singular: search_moves extends it.
+    singular: bool = False

@@ -1,7 +1,7 @@
 # Generated from the book by tools/literate, from chapters stage-05-alphabeta,
 # stage-06-quiescence, stage-07-uci, stage-08-tt, stage-08.1-tt-buckets, stage-09-pvs,
 # stage-10-null-move, stage-11-killers-history, stage-12-lmr, stage-13-evaluation,
-# stage-13.1-tuning, stage-14-extensions.
+# stage-13.1-tuning, stage-14-extensions, stage-14.1-singular.
 # Do not edit: change the chapters and run `make tangle`.
 
 """Looking ahead: negamax search with alpha-beta pruning.
@@ -38,6 +38,7 @@ from cb2026.limits import NO_LIMIT, Limits, allocate_time
 from cb2026.move import EN_PASSANT, Move
 from cb2026.picker import (
     KILLERS,
+    NO_MOVE,
     QUIETS,
     MovePicker,
     add_killer,
@@ -147,6 +148,9 @@ class Techniques:
     # On: the only legal move of a position searched a ply deeper (off until measured)
     single_reply_extensions: bool = False
 
+    # Off: no singular searches, no singular extensions, no multi-cuts
+    singular_extensions: bool = True
+
 
 @dataclass
 class Notes:
@@ -194,6 +198,12 @@ class Notes:
     extensions_refused: int = 0
 
     single_reply_extensions: int = 0  # only moves searched a ply deeper
+
+    singular_searches: int = 0  # searches of a node without its TT move
+
+    singular_extensions: int = 0  # ... after which the TT move was searched deeper
+
+    multi_cuts: int = 0  # ... after which the node returned at once (multi-cut)
 
 
 # The search asks whether it should stop once every 256 nodes: often enough to
@@ -293,6 +303,9 @@ class Searcher:
         moves = legal_moves(position)
         if not moves:
             return -MATE + ply if is_in_check(position) else DRAW
+        excluding = ply == self.excluded_ply
+        if excluding:
+            moves.remove(self.excluded_move)  # a singular search: the others only
         # TT: probe_table returns a score only if the stored bound answers this
         # window (a TT cutoff); tt_move and tt_pv are for the ordering and the store.
         cutoff, tt_move, tt_pv = self.probe_table(
@@ -305,8 +318,17 @@ class Searcher:
             score = self.null_move_score(position, depth, beta, ply)
             if score >= beta:
                 return score
+        singular = False
+        if depth >= SINGULAR_DEPTH and tt_move is not None and not excluding:
+            # Is the table's move far better than the others?  (Never inside a search
+            # that asks that of this node already.)
+            singular, multi_cut = self.singular_search(position, depth, beta, ply,
+                                                       moves, tt_move)
+            if multi_cut is not None:
+                return multi_cut
         # The picker orders the moves, stage by stage, as the search asks for them.
         picker = self.move_picker(position, moves, tt_move, ply)
+        picker.singular = singular
         # LMR: tt_pv, a PV node now or when the table stored it, reduces less.
         best, best_move = self.search_moves(
             position, depth, alpha, beta, ply, picker, pv, tt_pv
@@ -550,7 +572,9 @@ class Searcher:
         # A window wider than a null window marks a PV node.  Plain alpha-beta gives
         # nearly every node a wide one; the null windows of later chapters do not.
         tt_pv = beta - alpha > 1
-        if not self.techniques.tt:
+        # A singular search asks about the position without one of its moves: the
+        # entry, about the whole position, answers another question.
+        if not self.techniques.tt or ply == self.excluded_ply:
             return None, None, tt_pv
         entry = self.tt.probe(position.key)
         if entry is None:
@@ -592,7 +616,9 @@ class Searcher:
                       and ply > 0 and depth >= LMR_DEPTH and not is_in_check(position))
         if not ply:
             self.root_depth = depth  # the extensions' guard counts from it
-        single_reply = len(picker.moves) == 1
+        # An only move of the position (not the last one left by a singular search).
+        single_reply = len(picker.moves) == 1 and ply != self.excluded_ply
+        singular_move = picker.tt_move if picker.singular else None
         pv_node = beta - alpha > 1
         side = position.side_to_move << 12  # the history table's index of this side
         for index, move in enumerate(picker):
@@ -603,6 +629,8 @@ class Searcher:
             # Extensions: a check (or an only move) is searched a ply deeper.
             extension = (self.extension(gives_check, single_reply, ply)
                          if gives_check or single_reply else 0)
+            if move == singular_move:
+                extension = 1  # singular: a ply deeper, and no more if it also checks
             reduction = 0
             if may_reduce and quiet and index >= LMR_FULL_MOVES and not extension:
                 # LMR: a late quiet move, likely to fail low.  Never an extended one.
@@ -641,7 +669,9 @@ class Searcher:
     ) -> None:
         """Store the score `best` of a node searched with the window (alpha, beta),
         as the bound that window makes it."""
-        if not self.techniques.tt:
+        # A singular search's score is the position's without one move: not the
+        # position's own, which the entry holds.
+        if not self.techniques.tt or ply == self.excluded_ply:
             return
         if best >= beta:
             bound = Bound.LOWER
@@ -711,6 +741,8 @@ class Searcher:
             return False  # switched off, or minimax, which prunes nothing
         if not ply or beta - alpha > 1:
             return False  # the root, or a PV node
+        if ply == self.excluded_ply:
+            return False  # a singular search: the move left out may be the good one
         if depth < NULL_MOVE_DEPTH:
             return False  # a real move costs little more than the pass here
         stack = position.undo_stack
@@ -762,7 +794,8 @@ class Searcher:
             moves.insert(0, tt_move)
         if not ply:
             moves = self.previous_best_first(self.allowed_root_moves(moves))
-        return MovePicker(position, moves, staged=False)
+        # The TT move named as well, for search_moves to find a singular one.
+        return MovePicker(position, moves, tt_move, staged=False)
 
     def learn_from_cutoff(
         self, position: Position, picker: MovePicker, move: Move, quiet: bool,
@@ -854,6 +887,45 @@ class Searcher:
             child_pv.clear()
             score = -self.negamax(position, depth - 1, -beta, -alpha, ply + 1, child_pv)
         return score
+
+    # The ply of the singular search under way and the move it leaves out (-1: none).
+    excluded_ply: int = -1
+
+    excluded_move: Move = NO_MOVE
+
+    def singular_search(
+        self, position: Position, depth: int, beta: int, ply: int, moves: list[Move],
+        tt_move: Move,
+    ) -> tuple[bool, int | None]:
+        """Test whether `tt_move` is singular: search the position without it, in a null
+        window below the table's score for it.  Return whether it is, and a score for
+        the node to return at once (a multi-cut), or None."""
+        if not (self.techniques.singular_extensions and ply and len(moves) > 1
+                and ply < EXTENSION_LIMIT * self.root_depth):
+            # Switched off, the root, an only move, or a line past the extensions' guard
+            return False, None
+        entry = self.tt.probe(position.key)
+        if (entry is None or entry.best_move != tt_move or entry.bound == Bound.UPPER
+                or entry.depth < depth - SINGULAR_ENTRY_SLACK
+                or is_mate_score(entry.score)):
+            return False, None  # no lower bound (or exact score) for it, or too shallow
+        singular_beta = score_from_tt(entry.score, ply) - SINGULAR_MARGIN * depth
+        notes = self.notes
+        notes.singular_searches += 1
+        outer = self.excluded_ply, self.excluded_move
+        self.excluded_ply, self.excluded_move = ply, tt_move
+        try:
+            score = self.negamax(position, (depth - 1) // 2, singular_beta - 1,
+                                 singular_beta, ply, [])
+        finally:
+            self.excluded_ply, self.excluded_move = outer
+        if score < singular_beta:
+            notes.singular_extensions += 1  # every other move fell short: singular
+            return True, None
+        if singular_beta >= beta:
+            notes.multi_cuts += 1  # another move reaches beta too: the node fails high
+            return False, singular_beta
+        return False, None
 
 
 # The deepest iteration iterative deepening will start (far beyond reach in Python).
@@ -1003,3 +1075,12 @@ def late_move_reduction(
 
 # Extensions stop where a line is EXTENSION_LIMIT times as long as the root's depth.
 EXTENSION_LIMIT = 2
+
+# Singular searches only at nodes with at least SINGULAR_DEPTH plies left, whose table
+# entry was searched at most SINGULAR_ENTRY_SLACK plies less deep than the node.
+SINGULAR_DEPTH = 6
+
+SINGULAR_ENTRY_SLACK = 3
+
+# The margin below the TT move's score, in centipawns per ply of the node's depth.
+SINGULAR_MARGIN = 2
