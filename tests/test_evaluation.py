@@ -278,9 +278,12 @@ print(json.dumps(results))
         [sys.executable, "-c", program, str(package_folder(PREVIOUS_STAGE)),
          json.dumps(SEARCH_POSITIONS)], capture_output=True, text=True, check=True,
         timeout=600).stdout)
-    # Later stages' search techniques (check extensions, chapter 14) off where the stage
-    # has them: the previous stage is the one before chapter 13.
-    later = {name: False for name in ("check_extensions",)
+    # Later stages' search techniques (check extensions, chapter 14; forward pruning,
+    # chapter 15) off where the stage has them: the previous stage is the one before
+    # chapter 13.
+    later = {name: False for name in ("check_extensions", "quiescence_see",
+                                      "delta_pruning", "reverse_futility", "futility",
+                                      "late_move_pruning")
              if name in {field.name for field in dataclasses.fields(Techniques)}}
     off = dataclasses.replace(Techniques(), evaluation=False, **later)
     differing = 0
