@@ -163,7 +163,7 @@ class Techniques:
     # Off: the quiescence search tries captures that cannot bring the score up to alpha
     delta_pruning: bool = True
 
-    # Off: no node returns its static evaluation instead of a search
+    # Off: no node returns a score from its static evaluation instead of a search
     reverse_futility: bool = True
 
     # Off: quiet moves searched however far below alpha their node stands
