@@ -257,9 +257,12 @@ def test_no_evaluation_comes_near_a_mate_score() -> None:
 def test_with_evaluation_off_the_search_is_the_previous_stages_node_for_node() -> None:
     depth = 4
     previous = stage_searches(PREVIOUS_STAGE, SEARCH_POSITIONS, depth)
-    # Later stages' search techniques (check extensions, chapter 14) off where the stage
-    # has them: the previous stage is the one before chapter 13.
-    later = {name: False for name in ("check_extensions",)
+    # Later stages' search techniques (check extensions, chapter 14; forward pruning,
+    # chapter 15) off where the stage has them: the previous stage is the one before
+    # chapter 13.
+    later = {name: False for name in ("check_extensions", "quiescence_see",
+                                      "delta_pruning", "reverse_futility", "futility",
+                                      "late_move_pruning")
              if name in {field.name for field in dataclasses.fields(Techniques)}}
     off = search_results(dataclasses.replace(Techniques(), evaluation=False, **later),
                          SEARCH_POSITIONS, depth)

@@ -50,10 +50,18 @@ TACTIC_DEPTH = 3
 CHECKS_BOTH_WAYS = WIN_AT_CHESS["WAC.058"][0]
 
 
+# Chapter 15's forward pruning (where the stage has it) leaves out moves that this stage
+# searches, a mating line's among them: off, as at stage 14.
+NO_PRUNING = {name: False for name in ("quiescence_see", "delta_pruning", "reverse_futility",
+                                       "futility", "late_move_pruning")
+              if name in {field.name for field in dataclasses.fields(Techniques)}}
+
+
 def extensions(check: bool, single_reply: bool = False) -> Techniques:
-    """Return the default techniques with the two extensions as given."""
+    """Return the default techniques with the two extensions as given (and chapter 15's
+    forward pruning off)."""
     return dataclasses.replace(Techniques(), check_extensions=check,
-                               single_reply_extensions=single_reply)
+                               single_reply_extensions=single_reply, **NO_PRUNING)
 
 
 class Inspector(Searcher):

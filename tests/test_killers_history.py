@@ -269,8 +269,10 @@ def test_the_picker_yields_every_legal_move_once(seed: int) -> None:
 def exact(*names: str) -> Techniques:
     """The techniques whose pruning is exact: no quiescence (minimax has none), no table
     (it carries bounds across paths), no null move (it passes), no check extensions
-    (chapter 14, where the stage has them: they search deeper), with `names` off."""
-    later = [name for name in ("check_extensions",)
+    (chapter 14, where the stage has them: they search deeper), no forward pruning
+    (chapter 15, where the stage has it: it skips moves), with `names` off."""
+    later = [name for name in ("check_extensions", "reverse_futility", "futility",
+                               "late_move_pruning")
              if name in {field.name for field in dataclasses.fields(Techniques)}]
     return without("quiescence", "tt", "null_move", "aspiration", *later, *names)
 

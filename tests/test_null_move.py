@@ -191,8 +191,10 @@ def test_a_mate_found_after_a_pass_is_not_returned() -> None:
 @pytest.mark.parametrize("fen", SMALL)
 def test_with_the_null_move_off_the_score_is_minimaxs(fen: str) -> None:
     depth = NULL_MOVE_DEPTH  # deep enough for a pass to be allowed, were it on
-    # Check extensions (chapter 14, where the stage has them) search deeper than minimax.
-    later = [name for name in ("check_extensions",)
+    # Check extensions (chapter 14, where the stage has them) search deeper than minimax;
+    # forward pruning (chapter 15, where the stage has it) skips moves that minimax searches.
+    later = [name for name in ("check_extensions", "reverse_futility", "futility",
+                               "late_move_pruning")
              if name in {field.name for field in dataclasses.fields(Techniques)}]
     techniques = without("quiescence", "tt", "aspiration", "null_move", *later)
     searcher = Searcher(techniques)

@@ -45,10 +45,14 @@ def without(*names: str) -> Techniques:
 
 # Switches of later stages that change the score minimax defines: the null move (chapter
 # 10) lets the side to move pass, which no rule allows; check extensions (chapter 14)
-# search checking moves deeper than the depth.
+# search checking moves deeper than the depth; forward pruning (chapter 15) leaves out
+# moves, and how many depends on the window, which PVS changes.
 PRESENT = {field.name for field in dataclasses.fields(Techniques)}
 EXTENSIONS = [name for name in ("check_extensions",) if name in PRESENT]
-LATER_PRUNING = [name for name in ("null_move",) if name in PRESENT] + EXTENSIONS
+FORWARD_PRUNING = [name for name in ("quiescence_see", "delta_pruning", "reverse_futility",
+                                     "futility", "late_move_pruning") if name in PRESENT]
+LATER_PRUNING = ([name for name in ("null_move",) if name in PRESENT] + EXTENSIONS
+                 + FORWARD_PRUNING)
 
 # minimax has no quiescence search and no table; `search` never uses aspiration windows
 # (only `think` does), so this is PVS alone against the definition of the score.
@@ -99,7 +103,9 @@ def test_pvs_gives_alphabetas_score_and_move_with_quiescence(name: str) -> None:
         # Check extensions (chapter 14, where the stage has them) stay on: they extend the
         # same moves in both searches, and a node they leave three plies deep below the
         # root is in check, where neither LMR (which needs PVS) nor the null move acts.
-        searcher = Searcher(dataclasses.replace(without("tt", "aspiration"), pvs=pvs))
+        # Forward pruning (chapter 15, where the stage has it) prunes by the window: off.
+        searcher = Searcher(dataclasses.replace(
+            without("tt", "aspiration", *FORWARD_PRUNING), pvs=pvs))
         score, move, _ = searcher.search(Position.from_fen(fen), 3)
         results.append((score, move))
     assert results[0] == results[1]
@@ -158,17 +164,20 @@ def failures(searcher: Searcher) -> int:
 def test_aspiration_windows_give_the_whole_windows_score(
         monkeypatch: pytest.MonkeyPatch) -> None:
     # Without the table a window changes the work, never the score: a search that fails is
-    # repeated until its score lies inside its window, where it is exact.
-    whole = {name: deepened(SEARCH_POSITIONS[name], depth, without("tt", "aspiration"))[0]
+    # repeated until its score lies inside its window, where it is exact. (Forward pruning,
+    # chapter 15 where the stage has it, prunes by the window: off.)
+    whole = {name: deepened(SEARCH_POSITIONS[name], depth,
+                            without("tt", "aspiration", *FORWARD_PRUNING))[0]
              for name, depth in DEEPENING}
     for name, depth in DEEPENING:
-        aspired = deepened(SEARCH_POSITIONS[name], depth, without("tt"))[0]
+        aspired = deepened(SEARCH_POSITIONS[name], depth, without("tt", *FORWARD_PRUNING))[0]
         assert aspired.score == whole[name].score, name
     # Windows of one centipawn either side fail whenever the score moves: still the score.
     monkeypatch.setattr(cb2026.search, "ASPIRATION_DELTA", 1)
     highs = lows = 0
     for name, depth in DEEPENING:
-        last, searcher = deepened(SEARCH_POSITIONS[name], depth, without("tt"))
+        last, searcher = deepened(SEARCH_POSITIONS[name], depth,
+                                  without("tt", *FORWARD_PRUNING))
         assert last.score == whole[name].score and last.bound == Bound.EXACT, name
         highs += searcher.notes.aspiration_fail_highs
         lows += searcher.notes.aspiration_fail_lows

@@ -77,10 +77,12 @@ def reference_techniques() -> Techniques:
     # Quiescence (chapter 6) searches beyond the depth, the transposition table
     # (chapter 8) reuses results across paths, and the null move (chapter 10) lets the
     # side to move pass, which no rule allows; ordering and pruning stay on. Check
-    # extensions (chapter 14) search checking moves deeper than minimax's depth.
+    # extensions (chapter 14) search checking moves deeper than minimax's depth, and
+    # forward pruning (chapter 15) leaves out moves that minimax searches.
     present = {field.name for field in dataclasses.fields(Techniques)}
     return dataclasses.replace(Techniques(), **{
-        name: False for name in ("quiescence", "tt", "null_move", "check_extensions")
+        name: False for name in ("quiescence", "tt", "null_move", "check_extensions",
+                                 "reverse_futility", "futility", "late_move_pruning")
         if name in present})
 
 

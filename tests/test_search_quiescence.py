@@ -33,7 +33,12 @@ VALUES = {chess.PAWN: 100, chess.KNIGHT: 320, chess.BISHOP: 330, chess.ROOK: 500
 # nor minimax does: off here.
 NO_EXTENSIONS = {name: False for name in ("check_extensions",)
                  if name in {field.name for field in dataclasses.fields(Techniques)}}
-MATERIAL_ONLY = Techniques(pst=False, **NO_EXTENSIONS)
+# Chapter 15's forward pruning (where the stage has it) leaves out captures the referee
+# searches (and quiet moves minimax searches): off here.
+NO_PRUNING = {name: False for name in ("quiescence_see", "delta_pruning", "reverse_futility",
+                                       "futility", "late_move_pruning")
+              if name in {field.name for field in dataclasses.fields(Techniques)}}
+MATERIAL_ONLY = Techniques(pst=False, **NO_EXTENSIONS, **NO_PRUNING)
 
 
 def material(board: chess.Board, colour: chess.Color) -> int:
@@ -245,6 +250,6 @@ SMALL = [
 def test_alphabeta_matches_minimax_with_the_tables(fen: str, depth: int) -> None:
     # minimax has no quiescence search, so the comparison switches it off; the tables stay
     # on in both (minimax calls `evaluate` with its default, the tables).
-    techniques = Techniques(quiescence=False, **NO_EXTENSIONS)
+    techniques = Techniques(quiescence=False, **NO_EXTENSIONS, **NO_PRUNING)
     expected = minimax(Position.from_fen(fen), depth)
     assert Searcher(techniques).search(Position.from_fen(fen), depth)[0] == expected

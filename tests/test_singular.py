@@ -55,9 +55,17 @@ ROOK_ENDING = WIN_AT_CHESS["WAC.006"][0]  # Rb7 wins: chapter 14.1's position
 DEPTH = 8
 
 
+# Chapter 15's forward pruning (where the stage has it) leaves out moves that this stage
+# searches: off, as at stage 14.1.
+NO_PRUNING = {name: False for name in ("quiescence_see", "delta_pruning", "reverse_futility",
+                                       "futility", "late_move_pruning")
+              if name in {field.name for field in dataclasses.fields(Techniques)}}
+
+
 def singular(on: bool) -> Techniques:
-    """Return the default techniques with singular extensions on or off."""
-    return dataclasses.replace(Techniques(), singular_extensions=on)
+    """Return the default techniques with singular extensions on or off (and chapter 15's
+    forward pruning off)."""
+    return dataclasses.replace(Techniques(), singular_extensions=on, **NO_PRUNING)
 
 
 def deepen(searcher: Searcher, fen: str, depth: int) -> tuple[str, int]:

@@ -150,6 +150,14 @@ STOCKFISH_LEVELS = (1500, 1650, 1800)
 STRENGTH_CLOCK = "10+0.1"
 STRENGTH_LEVELS = (1350, 1500)
 
+# The strength matches at the end of Part III (stage 15): the levels of chapter 7.1, the
+# highest of them the goal's (50 % at UCI_Elo 1800 or higher).
+PART_III_LEVELS = STOCKFISH_LEVELS
+
+# Chapter 15's forward pruning switched off, as match options.
+PRUNING_OFF = tuple(f"option.{name}=false" for name in (
+    "QuiescenceSEE", "DeltaPruning", "ReverseFutility", "Futility", "LateMovePruning"))
+
 EXPERIMENTS: dict[str, list[Experiment]] = {
     "stage-05-alphabeta": [
         switched_off("Ordering", nodes(SELF_PLAY_NODES), 1000),
@@ -275,6 +283,25 @@ EXPERIMENTS: dict[str, list[Experiment]] = {
         # second probe and move generation per node searched without its move: a clock too.
         Experiment("singular-clock", ("self", "option.SingularExtensions=false"),
                    clock(SELF_PLAY_CLOCK), 400),
+    ],
+    "stage-15-pruning": [
+        # This chapter's search against the previous stage's: the five pruning switches off
+        # in the second copy (with them off, the search is the previous stage's, node for
+        # node).
+        Experiment("pruning", ("self", *PRUNING_OFF), nodes(SELF_PLAY_NODES), 1000),
+        # Pruning saves nodes, and costs an evaluation per node and a test per quiet move:
+        # a clock too.
+        Experiment("pruning-clock", ("self", *PRUNING_OFF), clock(SELF_PLAY_CLOCK), 400),
+        # The improving flag, off by default: on in both copies, then off again in the
+        # second (its options come after the shared ones).
+        Experiment("improving", ("self", "option.Improving=false"), nodes(SELF_PLAY_NODES),
+                   1000, both=("option.Improving=true",)),
+        # Issue 11's strength at the end of stage 15 (the end of Part III), as at stage 12:
+        # the plain Python build against Sunfish at 10+0.1, 400 games (goal +250 Elo), and
+        # against Stockfish's levels up to the goal's UCI_Elo 1800.
+        sunfish(clock(STRENGTH_CLOCK), 400, build="interpreted"),
+        *(stockfish_level(elo, clock(STRENGTH_CLOCK), 134, build="interpreted")
+          for elo in PART_III_LEVELS),
     ],
 }
 

@@ -9,7 +9,8 @@ Each row is one search from a fresh searcher: score, best move, nodes and second
 search's notes and, for iterative deepening, every iteration it reported.
 Experiments: alphabeta, quiescence (fixed-depth `search`), tt, buckets, pvs, null-move,
 killers-history, killers, history, see, lmr, evaluation, tuned, extensions,
-single-reply, singular (iterative deepening).
+single-reply, singular, pruning, quiescence-see, delta-pruning, reverse-futility,
+futility, late-move-pruning, improving (iterative deepening).
 The engine is the compiled build of STAGE (tools/compile_engine.py, built if missing) where
 a C compiler exists, else (or with --interpreted) the plain Python one; nodes, moves and
 scores are the same in both, only the seconds differ. The file says which (`"build"`), and
@@ -35,6 +36,10 @@ import quiet  # noqa: E402
 from compile_engine import engine_folder  # noqa: E402
 from literate.stages import package_folder  # noqa: E402
 from positions import SEARCH_POSITIONS  # noqa: E402
+
+# Chapter 15's forward-pruning switches.
+PRUNING = ("quiescence_see", "delta_pruning", "reverse_futility", "futility",
+           "late_move_pruning")
 
 EXPERIMENTS: dict[str, list[dict[str, bool]]] = {
     "alphabeta": [{"alphabeta": False, "ordering": False}, {"ordering": False}, {}],
@@ -75,6 +80,12 @@ EXPERIMENTS: dict[str, list[dict[str, bool]]] = {
     "single-reply": [{"single_reply_extensions": False}, {"single_reply_extensions": True}],
     # Chapter 14.1: singular extensions off (the previous stage's search) and on.
     "singular": [{"singular_extensions": False}, {}],
+    # Chapter 15: the five forward-pruning switches off (the previous stage's search) and
+    # on; then each technique alone switched off; then the improving flag, off by default,
+    # switched on (`switches` in each row tells the runs apart).
+    "pruning": [dict.fromkeys(PRUNING, False), {}],
+    **{name.replace("_", "-"): [{name: False}, {}] for name in PRUNING},
+    "improving": [{"improving": False}, {"improving": True}],
 }
 # Evaluations timed per evaluation function for `evaluation_rates` (each of the positions).
 EVALUATION_REPEATS = 2_000

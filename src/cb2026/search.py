@@ -1,7 +1,7 @@
 # Generated from the book by tools/literate, from chapters stage-05-alphabeta,
 # stage-06-quiescence, stage-07-uci, stage-08-tt, stage-08.1-tt-buckets, stage-09-pvs,
 # stage-10-null-move, stage-11-killers-history, stage-12-lmr, stage-13-evaluation,
-# stage-13.1-tuning, stage-14-extensions, stage-14.1-singular.
+# stage-13.1-tuning, stage-14-extensions, stage-14.1-singular, stage-15-pruning.
 # Do not edit: change the chapters and run `make tangle`.
 
 """Looking ahead: negamax search with alpha-beta pruning.
@@ -26,7 +26,18 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from cb2026.board import BISHOP, KNIGHT, QUEEN, ROOK, WHITE_BIT, Colour, Piece
+from cb2026.board import (
+    BISHOP,
+    BLACK,
+    KNIGHT,
+    PAWN,
+    QUEEN,
+    ROOK,
+    WHITE,
+    WHITE_BIT,
+    Colour,
+    Piece,
+)
 from cb2026.evaluate import evaluate
 from cb2026.evaluation import (
     HAND_WEIGHTS,
@@ -38,11 +49,13 @@ from cb2026.limits import NO_LIMIT, Limits, allocate_time
 from cb2026.move import EN_PASSANT, Move
 from cb2026.picker import (
     KILLERS,
+    MAX_PLY,
     NO_MOVE,
     QUIETS,
     MovePicker,
     add_killer,
     history_bonus,
+    is_losing_capture,
     is_noisy,
     mvv_lva_score,
     new_history,
@@ -51,6 +64,7 @@ from cb2026.picker import (
 )
 from cb2026.position import NULL_MOVE, Position
 from cb2026.rules import is_fifty_move_draw, is_in_check, legal_moves
+from cb2026.see import EXCHANGE_VALUES
 from cb2026.tt import DEFAULT_HASH_MB, Bound, TranspositionTable
 
 # Mate scores count plies from the root: being mated at ply p scores -(MATE - p),
@@ -151,6 +165,24 @@ class Techniques:
     # Off: no singular searches, no singular extensions, no multi-cuts
     singular_extensions: bool = True
 
+    # Off: the quiescence search tries every capture, the losing ones too
+    quiescence_see: bool = True
+
+    # Off: the quiescence search tries captures that cannot bring the score up to alpha
+    delta_pruning: bool = True
+
+    # Off: no node returns a score from its static evaluation instead of a search
+    reverse_futility: bool = True
+
+    # Off: quiet moves searched however far below alpha their node stands
+    futility: bool = True
+
+    late_move_pruning: bool = True  # off: every quiet move searched, however late
+
+    # On: late move pruning searches fewer moves where the evaluation fell (off until
+    # measured)
+    improving: bool = False
+
 
 @dataclass
 class Notes:
@@ -205,6 +237,17 @@ class Notes:
 
     multi_cuts: int = 0  # ... after which the node returned at once (multi-cut)
 
+    see_prunes: int = 0  # captures the quiescence search skipped: SEE says they lose
+
+    delta_prunes: int = 0  # ... skipped: even the piece taken leaves it below alpha
+
+    # Nodes that returned their evaluation less a margin instead of searching
+    reverse_futility_prunes: int = 0
+
+    futility_prunes: int = 0  # quiet moves skipped: their node stands far below alpha
+
+    late_move_prunes: int = 0  # quiet moves skipped for coming late in their node
+
 
 # The search asks whether it should stop once every 256 nodes: often enough to
 # react within milliseconds, rarely enough to cost nothing measurable.
@@ -244,6 +287,8 @@ class Searcher:
         # What the search learns about moves (chapter 11); start_search empties them.
         self.killers = new_killers()
         self.history = new_history()
+        # The static evaluation of the node being searched at each ply (None: none made)
+        self.static_evaluations: list[int | None] = [None] * MAX_PLY
 
     def start_search(self) -> None:
         """Get ready for a new search: fresh notes, killers and history, a new
@@ -313,6 +358,11 @@ class Searcher:
         )
         if cutoff is not None:
             return cutoff
+        # Forward pruning starts from the static evaluation, kept by ply for the moves.
+        evaluation = self.node_evaluation(position, ply)
+        score = self.reverse_futility_score(depth, alpha, beta, ply, evaluation)
+        if score is not None:
+            return score  # far enough above beta to be taken as a cutoff
         # Null move: if even a pass keeps the score at beta, so would a real move.
         if self.may_pass(position, depth, alpha, beta, ply):
             score = self.null_move_score(position, depth, beta, ply)
@@ -380,14 +430,18 @@ class Searcher:
         # bound, and if it already reaches beta nothing more is needed.  Even in check,
         # as a simplification: searching every evasion here grew chapter 6's test
         # searches, and the main search finds the mates within its depth.
-        best = self.static_evaluation(position)
+        best = stand_pat = self.static_evaluation(position)
         if best >= beta:
             return best
         alpha = max(alpha, best)
         moves = legal_moves(position)
         if not moves:
             return -MATE + ply if is_in_check(position) else DRAW
-        for index, move in enumerate(self.noisy_moves(position, moves)):
+        skipping = self.may_skip_captures(position)
+        searched = 0
+        for move in self.noisy_moves(position, moves):
+            if skipping and self.skips_capture(position, move, stand_pat, alpha):
+                continue
             position.make_move(move)
             score = -self.quiescence(position, -beta, -alpha, ply + 1)
             position.unmake_move()
@@ -396,9 +450,10 @@ class Searcher:
                 alpha = max(alpha, score)
                 if score >= beta:
                     notes.cutoffs += 1
-                    if index == 0:
+                    if searched == 0:
                         notes.first_move_cutoffs += 1
                     break
+            searched += 1
         return best
 
     def noisy_moves(self, position: Position, moves: list[Move]) -> list[Move]:
@@ -620,12 +675,21 @@ class Searcher:
         single_reply = len(picker.moves) == 1 and ply != self.excluded_ply
         singular_move = picker.tt_move if picker.singular else None
         pv_node = beta - alpha > 1
+        # Forward pruning: shallow non-PV nodes below the root with an evaluation (none
+        # in check or for `go mate`), and no mate score at stake.
+        may_prune = (ply > 0 and not pv_node and depth <= PRUNING_DEPTH
+                     and self.static_evaluations[ply] is not None
+                     and not is_mate_score(beta))
         side = position.side_to_move << 12  # the history table's index of this side
         for index, move in enumerate(picker):
             quiet = not is_noisy(board, move)
             position.make_move(move)
             child_pv.clear()
             gives_check = is_in_check(position)
+            if (may_prune and quiet and not gives_check and best > -MATE_THRESHOLD
+                    and self.prunes_quiet_move(depth, index + 1, alpha, ply)):
+                position.unmake_move()  # never the first move, nor a check
+                continue
             # Extensions: a check (or an only move) is searched a ply deeper.
             extension = (self.extension(gives_check, single_reply, ply)
                          if gives_check or single_reply else 0)
@@ -927,6 +991,87 @@ class Searcher:
             return False, singular_beta
         return False, None
 
+    def node_evaluation(self, position: Position, ply: int) -> int | None:
+        """Return the static evaluation forward pruning starts from, kept for `ply`;
+        None in check, for `go mate`, and where no technique of the search needs it."""
+        techniques = self.techniques
+        evaluation = None
+        if (techniques.alphabeta and not self.proving_mate
+                and (techniques.reverse_futility or techniques.futility
+                     or techniques.late_move_pruning)
+                and not is_in_check(position)):
+            evaluation = self.static_evaluation(position)
+        self.static_evaluations[ply] = evaluation
+        return evaluation
+
+    def is_improving(self, ply: int) -> bool:
+        """Return True if the static evaluation at `ply` is better than at `ply - 2`,
+        the same side's last turn; True too where either is missing."""
+        now = self.static_evaluations[ply]
+        before = self.static_evaluations[ply - 2] if ply >= 2 else None
+        return now is None or before is None or now > before
+
+    def may_skip_captures(self, position: Position) -> bool:
+        """Return True if the quiescence search may leave out captures here: a technique
+        that does so is on and the side to move is not in check."""
+        techniques = self.techniques
+        return ((techniques.quiescence_see or techniques.delta_pruning)
+                and not is_in_check(position))
+
+    def skips_capture(self, position: Position, move: Move, stand_pat: int,
+                      alpha: int) -> bool:
+        """Return True if the quiescence search need not try `move`: even the piece
+        it takes cannot raise the score above alpha (delta pruning), or SEE says it
+        loses."""
+        board = position.board
+        techniques = self.techniques
+        if techniques.delta_pruning and not move >> 12 & 7:  # never a promotion
+            victim = PAWN if move >> 15 == EN_PASSANT else board[move >> 6 & 63] & 7
+            if (stand_pat + EXCHANGE_VALUES[victim] + DELTA_MARGIN <= alpha
+                    and not is_late_endgame(board)):
+                self.notes.delta_prunes += 1
+                return True
+        if techniques.quiescence_see and is_losing_capture(board, move):
+            self.notes.see_prunes += 1
+            return True
+        return False
+
+    def reverse_futility_score(
+        self, depth: int, alpha: int, beta: int, ply: int, evaluation: int | None,
+    ) -> int | None:
+        """Return the score of a node whose static evaluation stands so far above beta
+        that it is taken to fail high unsearched (reverse futility), or None."""
+        if (evaluation is None or not self.techniques.reverse_futility
+                or depth > REVERSE_FUTILITY_DEPTH or not ply or beta - alpha > 1):
+            return None  # in check, switched off, too deep, the root or a PV node
+        if ply == self.excluded_ply or is_mate_score(beta):
+            # A singular search: the evaluation counts the move left out.  A mate score:
+            # no margin in centipawns measures the distance to it.
+            return None
+        score = evaluation - REVERSE_FUTILITY_MARGIN * depth
+        if score < beta:
+            return None
+        self.notes.reverse_futility_prunes += 1
+        return score
+
+    def prunes_quiet_move(self, depth: int, move_number: int, alpha: int,
+                          ply: int) -> bool:
+        """Return True if the quiet move `move_number` of a node `depth` plies deep at
+        `ply` need not be searched: it comes too late (late move pruning), or its node
+        stands too far below alpha for a quiet move to help (futility pruning)."""
+        techniques = self.techniques
+        if techniques.late_move_pruning and depth <= LATE_MOVE_PRUNING_DEPTH:
+            improving = not techniques.improving or self.is_improving(ply)
+            if move_number > late_move_count(depth, improving):
+                self.notes.late_move_prunes += 1
+                return True
+        evaluation = self.static_evaluations[ply]
+        if (techniques.futility and depth <= FUTILITY_DEPTH and evaluation is not None
+                and evaluation + FUTILITY_MARGINS[depth] <= alpha):
+            self.notes.futility_prunes += 1
+            return True
+        return False
+
 
 # The deepest iteration iterative deepening will start (far beyond reach in Python).
 MAX_DEPTH = 64
@@ -1084,3 +1229,33 @@ SINGULAR_ENTRY_SLACK = 3
 
 # The margin below the TT move's score, in centipawns per ply of the node's depth.
 SINGULAR_MARGIN = 2
+
+# Delta pruning: what a capture may gain beyond the piece it takes, in centipawns.
+DELTA_MARGIN = 200
+
+# Reverse futility: nodes with at most this many plies left, and the margin per ply.
+REVERSE_FUTILITY_DEPTH = 4
+
+REVERSE_FUTILITY_MARGIN = 120
+
+# Futility: the margin by depth left (index 1 and 2); deeper nodes are not pruned.
+FUTILITY_MARGINS = (0, 200, 500)
+
+FUTILITY_DEPTH = len(FUTILITY_MARGINS) - 1
+
+# Late move pruning: nodes with at most this many plies left.
+LATE_MOVE_PRUNING_DEPTH = 3
+
+# No quiet move is pruned at a node with more plies left than this.
+PRUNING_DEPTH = max(FUTILITY_DEPTH, LATE_MOVE_PRUNING_DEPTH)
+
+
+def late_move_count(depth: int, improving: bool) -> int:
+    """Return how many moves a node `depth` plies deep searches before late move
+    pruning skips its quiet moves: half as many where the evaluation fell."""
+    return (3 + depth * depth) // (1 if improving else 2)
+
+
+def is_late_endgame(board: list[Piece]) -> bool:
+    """Return True if a side has no piece but its king and pawns."""
+    return not (has_pieces(board, WHITE) and has_pieces(board, BLACK))
