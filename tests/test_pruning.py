@@ -399,7 +399,8 @@ def test_go_mate_proves_mates_with_every_technique_on(fen: str, moves: int) -> N
     assert last is not None and last.score == MATE - (2 * moves - 1)
     assert last.depth <= 2 * moves
     notes = searcher.notes
-    # `go mate` prunes no move of the main search (the quiescence search may skip).
+    # None of this chapter's techniques prunes in `go mate`'s main search (the quiescence
+    # search may skip captures; the null move and the multi-cut of earlier chapters stay).
     assert notes.reverse_futility_prunes == notes.futility_prunes == 0
     assert notes.late_move_prunes == 0
     # The same depth searched for a move does prune: the rule for `go mate` matters.
