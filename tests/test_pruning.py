@@ -145,6 +145,7 @@ class Inspector(Searcher):
         super().start_search()
         self.frames: list[Frame] = []
         self.seen: Counter[str] = Counter()
+        self.singular_search_prunes = 0  # quiet moves pruned at a singular search's node
 
     # The main search.
 
@@ -256,6 +257,7 @@ class Inspector(Searcher):
             frame.order.append(move)
             frame.pruned.add(move)
             self.seen["late_move" if late else "futility"] += 1
+            self.singular_search_prunes += frame.excluded
         return decision
 
     def search_moves(self, position: Position, depth: int, alpha: int, beta: int,
@@ -345,6 +347,16 @@ def test_with_the_improving_flag_late_move_pruning_follows_the_evaluation() -> N
     on = inspected_search(pruning(True, improving=True), SEARCH_POSITIONS["middlegame"], 5)
     off = inspected_search(pruning(True), SEARCH_POSITIONS["middlegame"], 5)
     assert on.notes.late_move_prunes > 0 and on.notes.nodes != off.notes.nodes
+
+
+def test_quiet_moves_are_pruned_in_singular_searches_by_the_same_rules() -> None:
+    # Chapter 14.1's WAC.006 at its depth: the node of a singular search, about half as
+    # deep as its parent, prunes quiet moves (the chapter says so), and the inspector
+    # holds each prune there to the rules; reverse futility never returns there.
+    fen = WIN_AT_CHESS["WAC.006"][0]
+    searcher = inspected_search(pruning(True), fen, 8)
+    assert searcher.notes.singular_searches > 0
+    assert searcher.singular_search_prunes > 0
 
 
 @pytest.mark.parametrize("switch", PRUNING)
