@@ -422,6 +422,18 @@ def test_go_mate_proves_mates_with_every_technique_on(fen: str, moves: int) -> N
     assert notes.reverse_futility_prunes + notes.futility_prunes + notes.late_move_prunes > 0
 
 
+def test_chapter_14s_tactic_survives_forward_pruning() -> None:
+    # Chapter 14's tests switch forward pruning off to see stage 14's search; with it on,
+    # the extended search still finds WAC.143's mate in three at depth 3, and prunes.
+    fen, (san,) = WIN_AT_CHESS["WAC.143"]
+    searcher = Searcher(pruning(True))
+    score, move, _ = searcher.search(Position.from_fen(fen), 3)
+    assert move is not None and move_to_uci(move) == chess.Board(fen).parse_san(san).uci()
+    assert score == MATE - 5
+    notes = searcher.notes
+    assert notes.reverse_futility_prunes + notes.futility_prunes + notes.late_move_prunes > 0
+
+
 # The switches and the notes.
 
 
