@@ -400,6 +400,16 @@ def test_the_inspector_catches_a_changed_rule(monkeypatch: pytest.MonkeyPatch, n
         inspected_search(pruning(True), KIWIPETE, 4)
 
 
+def test_the_inspector_catches_delta_pruning_in_the_late_endgame(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # Without its late-endgame guard the search delta-prunes captures in the book's
+    # endgame that the rules keep (where a side is left with king and pawns).
+    monkeypatch.setattr(sys.modules["cb2026.search"], "is_late_endgame",
+                        lambda board: False)
+    with pytest.raises(AssertionError):
+        inspected_search(pruning(True), SEARCH_POSITIONS["endgame"], 4)
+
+
 # Mates.
 
 
