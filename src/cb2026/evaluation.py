@@ -197,8 +197,6 @@ class PawnEntry:
     """What the evaluation needs of a pawn structure: its score, the squares each
     side's pawns attack, the files each side's pawns stand on (per colour)."""
 
-    __slots__ = ("score", "cover", "files")
-
     def __init__(self, white: tuple[Square, ...], black: tuple[Square, ...]) -> None:
         """Work out the entry of White's pawns `white` against Black's `black`."""
         self.score = pawn_structure(white, black)
