@@ -200,8 +200,8 @@ class PawnEntry:
     def __init__(self, white: tuple[Square, ...], black: tuple[Square, ...]) -> None:
         """Work out the entry of White's pawns `white` against Black's `black`."""
         self.score = pawn_structure(white, black)
-        self.cover = (pawn_cover(white, WHITE), pawn_cover(black, BLACK))
-        self.files = (pawn_files(white), pawn_files(black))
+        self.cover = [pawn_cover(white, WHITE), pawn_cover(black, BLACK)]
+        self.files = [pawn_files(white), pawn_files(black)]
 
 
 # The pawns of both sides, by square: all the entry depends on.
@@ -339,8 +339,8 @@ def piece_terms(
     units = [0, 0]  # the attack units of each side's pieces near the enemy king
     attackers = [0, 0]
     # By the colour of the piece: the other side's pawns' squares and king zone.
-    unsafe_for = (pawns.cover[BLACK], pawns.cover[WHITE])
-    zone_for = (KING_ZONES[kings[BLACK]], KING_ZONES[kings[WHITE]])
+    unsafe_for = [pawns.cover[BLACK], pawns.cover[WHITE]]
+    zone_for = [KING_ZONES[kings[BLACK]], KING_ZONES[kings[WHITE]]]
     own_files, all_files = pawns.files, pawns.files[WHITE] | pawns.files[BLACK]
     piece_rays, base = PIECE_RAYS, MOBILITY_BASE
     mobility_early, mobility_late = MOBILITY_MIDDLEGAME, MOBILITY_ENDGAME
@@ -400,7 +400,7 @@ def evaluate_position(
     board = position.board
     early, late, weights = MIDDLEGAME_VALUES, ENDGAME_VALUES, PIECE_PHASE
     middlegame = endgame = phase = 0
-    pawns: tuple[list[Square], list[Square]] = ([], [])
+    pawns: list[list[Square]] = [[], []]  # per colour
     pieces: list[Square] = []  # the squares of the knights, bishops, rooks and queens
     # One pass over the board: material, tables and phase, and the squares the
     # other terms need.
