@@ -1,7 +1,9 @@
 """The tapered evaluation (chapter 13).
 
 The referees: the pawn structure and mobility counted again from their definitions with
-python-chess's squares and attacks; the position's colour mirror and left-right mirror
+python-chess's squares and attacks; chapter 13's evaluation as it was first written
+(tests/evaluation_referee.py), which the rewritten one must equal on every position and
+switch; the position's colour mirror and left-right mirror
 (python-chess's `mirror` and `transform`), which must score the same for the side to
 move; hand-made positions that differ in one feature only, for each term's sign and size;
 and the previous stage's engine itself (its package, run in its own process), which the
@@ -19,7 +21,9 @@ import chess
 import pytest
 
 import cb2026.evaluation as evaluation_module
-from cb2026.board import BISHOP, BLACK, KING, PAWN, ROOK, WHITE, make_piece
+import evaluation_referee
+from cb2026.attacks import KNIGHT_TARGETS
+from cb2026.board import BLACK, KING, KNIGHT, PAWN, WHITE, make_piece
 from cb2026.cli import Session, execute
 from cb2026.evaluate import evaluate
 from cb2026.evaluation import (
@@ -28,11 +32,11 @@ from cb2026.evaluation import (
     MAX_PHASE,
     MOBILITY_BASE,
     PIECE_PHASE,
+    PawnEntry,
     PawnTable,
     evaluate_position,
     pawn_structure,
-    piece_activity,
-    piece_placement,
+    piece_terms,
     taper,
 )
 from cb2026.position import Position
@@ -177,22 +181,52 @@ def test_the_pawn_table_gives_back_what_it_computed() -> None:
         white, black = (tuple(square for square, piece in enumerate(position.board)
                               if piece == make_piece(colour, PAWN))
                         for colour in (WHITE, BLACK))
-        assert table.score(white, black) == pawn_structure(white, black)
-        assert table.score(white, black) == pawn_structure(white, black)
-        assert len(table.scores) <= 4
+        first = table.entry(white, black)
+        assert first.score == pawn_structure(white, black)
+        assert table.entry(white, black) is first
+        assert len(table.stored) <= 4
     assert table.hits >= 60 and table.probes == 120
 
 
-def activity(fen: str, mobility: bool = True, king_safety: bool = True) -> tuple[int, int]:
-    """Return piece_activity's (middlegame, endgame) for `fen`, White minus Black."""
-    board = Position.from_fen(fen).board
-    pieces = [(square, piece) for square, piece in enumerate(board)
+def test_a_pawn_entry_holds_the_pawns_cover_and_files() -> None:
+    # python-chess's attacks and files are the referee.
+    for board in BOARDS[:100]:
+        white, black = (tuple(sorted(board.pieces(chess.PAWN, colour)))
+                        for colour in (chess.WHITE, chess.BLACK))
+        entry = PawnEntry(white, black)
+        for colour, pawns in ((WHITE, white), (BLACK, black)):
+            attacked = chess.SquareSet()
+            for pawn in pawns:
+                attacked |= board.attacks(pawn)
+            assert [square for square in range(64) if entry.cover[colour][square]] == (
+                list(attacked)), board.fen()
+            assert entry.files[colour] == sum(
+                1 << file for file in {chess.square_file(pawn) for pawn in pawns})
+
+
+def terms(fen: str, mobility: bool = True, king_safety: bool = True) -> tuple[int, int]:
+    """Return piece_terms's (middlegame, endgame) for `fen`, White minus Black."""
+    position = Position.from_fen(fen)
+    board = position.board
+    pieces = [square for square, piece in enumerate(board)
               if piece and piece & 7 not in (PAWN, KING)]
-    pawns: tuple[list[int], list[int]] = (
-        [square for square, piece in enumerate(board) if piece == make_piece(WHITE, PAWN)],
-        [square for square, piece in enumerate(board) if piece == make_piece(BLACK, PAWN)])
-    kings = Position.from_fen(fen).king_squares
-    return piece_activity(board, pieces, pawns, kings, mobility, king_safety)
+    white, black = (tuple(square for square, piece in enumerate(board)
+                          if piece == make_piece(colour, PAWN)) for colour in (WHITE, BLACK))
+    return piece_terms(board, pieces, PawnEntry(white, black), position.king_squares,
+                       mobility, king_safety)
+
+
+def placement(fen: str) -> tuple[int, int]:
+    """Return the bishop pair and rook file bonuses of `fen`, White minus Black: what
+    piece_terms gives with mobility and king safety off."""
+    return terms(fen, mobility=False, king_safety=False)
+
+
+def activity(fen: str, mobility: bool = True, king_safety: bool = True) -> tuple[int, int]:
+    """Return the mobility and king safety of `fen` (middlegame, endgame), White minus
+    Black: piece_terms without the bishop pair and rook file bonuses."""
+    both, placed = terms(fen, mobility, king_safety), placement(fen)
+    return both[0] - placed[0], both[1] - placed[1]
 
 
 @pytest.mark.usefixtures("chapter_13_weights")
@@ -226,15 +260,56 @@ def test_a_pawn_shield_and_attackers_near_the_king_count_in_the_middlegame_only(
 
 @pytest.mark.usefixtures("chapter_13_weights")
 def test_the_bishop_pair_and_rooks_on_open_files() -> None:
-    white_bishop, white_rook = make_piece(WHITE, BISHOP), make_piece(WHITE, ROOK)
-    pair = piece_placement([(2, white_bishop), (5, white_bishop)], [0, 0])
-    one = piece_placement([(2, white_bishop)], [0, 0])
-    assert pair[0] > one[0] and pair[1] > one[1]
-    a_file_pawns = 1  # a bit per file
-    open_file = piece_placement([(0, white_rook)], [0, 0])  # a rook on a1
-    half_open = piece_placement([(0, white_rook)], [0, a_file_pawns])
-    closed = piece_placement([(0, white_rook)], [a_file_pawns, 0])
+    pair = placement("4k3/8/8/8/8/8/8/2B1KB2 w - - 0 1")
+    one = placement("4k3/8/8/8/8/8/8/2B1K3 w - - 0 1")
+    assert pair[0] > one[0] == 0 and pair[1] > one[1] == 0
+    open_file = placement("4k3/8/8/8/8/8/8/R3K3 w - - 0 1")  # no pawn on the a-file
+    half_open = placement("4k3/p7/8/8/8/8/8/R3K3 w - - 0 1")  # Black's pawn only
+    closed = placement("4k3/8/8/8/8/8/P7/R3K3 w - - 0 1")  # White's own pawn
     assert open_file[0] > half_open[0] > closed[0] == 0
+
+
+# The rewritten evaluation against chapter 13's first version, kept as a referee.
+
+
+@pytest.mark.parametrize("switches", list(itertools.product((True, False), repeat=3)))
+def test_the_evaluation_equals_chapter_13s_first_version(
+    switches: tuple[bool, bool, bool]
+) -> None:
+    for board in BOARDS:
+        position = Position.from_fen(board.fen())
+        assert evaluate_position(position, *switches) == (
+            evaluation_referee.evaluate_position(position, *switches)), board.fen()
+
+
+def test_the_evaluation_equals_chapter_13s_first_version_in_searched_positions() -> None:
+    # Positions a search meets: every position two plies from the book's six, where
+    # the pawn table is probed again and again with the same structures.
+    for fen in SEARCH_POSITIONS.values():
+        board = chess.Board(fen)
+        for move in list(board.legal_moves):
+            board.push(move)
+            for reply in list(board.legal_moves):
+                board.push(reply)
+                position = Position.from_fen(board.fen())
+                assert evaluate_position(position) == (
+                    evaluation_referee.evaluate_position(position)), board.fen()
+                board.pop()
+            board.pop()
+
+
+def test_the_equality_with_the_first_version_can_fail(
+    monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A slip the rewrite could have made: a knight's eight jumps as one ray, which the
+    # walk stops at the first piece it meets, as it does a slider's.
+    rays = list(evaluation_module.PIECE_RAYS)
+    rays[KNIGHT] = tuple((targets,) for targets in KNIGHT_TARGETS)
+    monkeypatch.setattr(evaluation_module, "PIECE_RAYS", rays)
+    positions = [Position.from_fen(board.fen()) for board in BOARDS[:100]]
+    assert any(evaluate_position(position)
+               != evaluation_referee.evaluate_position(position)
+               for position in positions)
 
 
 def test_the_switches_leave_out_their_terms() -> None:

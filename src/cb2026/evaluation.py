@@ -176,7 +176,35 @@ def pawn_structure(white: tuple[Square, ...], black: tuple[Square, ...]) -> Scor
     return white_middlegame - black_middlegame, white_endgame - black_endgame
 
 
-# The pawns of both sides, by square: what the pawn structure depends on.
+def pawn_cover(pawns: tuple[Square, ...], colour: Colour) -> list[int]:
+    """Return per square 1 if one of `colour`'s `pawns` attacks it, else 0."""
+    covered = [0] * 64
+    for square in pawns:
+        for target in PAWN_CAPTURE_TARGETS[colour][square]:
+            covered[target] = 1
+    return covered
+
+
+def pawn_files(pawns: tuple[Square, ...]) -> int:
+    """Return a bit per file (1 for the a-file) that holds one of `pawns`."""
+    files = 0
+    for square in pawns:
+        files |= 1 << (square & 7)
+    return files
+
+
+class PawnEntry:
+    """What the evaluation needs of a pawn structure: its score, the squares each
+    side's pawns attack, the files each side's pawns stand on (per colour)."""
+
+    def __init__(self, white: tuple[Square, ...], black: tuple[Square, ...]) -> None:
+        """Work out the entry of White's pawns `white` against Black's `black`."""
+        self.score = pawn_structure(white, black)
+        self.cover = [pawn_cover(white, WHITE), pawn_cover(black, BLACK)]
+        self.files = [pawn_files(white), pawn_files(black)]
+
+
+# The pawns of both sides, by square: all the entry depends on.
 PawnKey = tuple[tuple[Square, ...], tuple[Square, ...]]
 
 # How many pawn structures the table keeps before it starts again.
@@ -184,26 +212,26 @@ PAWN_TABLE_ENTRIES = 1 << 16
 
 
 class PawnTable:
-    """The pawn structure scores already computed, by the pawns' squares."""
+    """The pawn entries already worked out, by the pawns' squares."""
 
     def __init__(self, entries: int = PAWN_TABLE_ENTRIES) -> None:
         """Create an empty table that keeps up to `entries` structures."""
         self.entries = entries
-        self.scores: dict[PawnKey, Score] = {}
+        self.stored: dict[PawnKey, PawnEntry] = {}
         self.probes = 0
         self.hits = 0
 
-    def score(self, white: tuple[Square, ...], black: tuple[Square, ...]) -> Score:
-        """Return pawn_structure(white, black), computed once per structure."""
+    def entry(self, white: tuple[Square, ...], black: tuple[Square, ...]) -> PawnEntry:
+        """Return PawnEntry(white, black), worked out once per structure."""
         self.probes += 1
         key = (white, black)
-        found = self.scores.get(key)
+        found = self.stored.get(key)
         if found is not None:
             self.hits += 1
             return found
-        if len(self.scores) >= self.entries:
-            self.scores.clear()  # simpler than replacing: structures come and go
-        found = self.scores[key] = pawn_structure(white, black)
+        if len(self.stored) >= self.entries:
+            self.stored.clear()  # simpler than replacing: structures come and go
+        found = self.stored[key] = PawnEntry(white, black)
         return found
 
 
@@ -225,90 +253,72 @@ KING_ATTACK_LIMIT = 400  # the largest penalty for attacks on the king's squares
 SHIELD: tuple[int, ...] = (10, 5)
 
 
-def pawn_cover(pawns: tuple[list[Square], list[Square]]) -> tuple[set[Square], ...]:
-    """Return, per colour, the squares its pawns attack."""
-    cover: tuple[set[Square], ...] = (set(), set())
+def build_king_zones() -> list[list[int]]:
+    """Return per king square, per square, 1 on the king's square and the squares
+    next to it, else 0."""
+    zones = []
+    for king in range(64):
+        zone = [0] * 64
+        for square in (king, *KING_TARGETS[king]):
+            zone[square] = 1
+        zones.append(zone)
+    return zones
+
+
+KING_ZONES: list[list[int]] = build_king_zones()
+
+# Two squares on one file in front of a king: one ahead, and two ahead.
+ShieldSquares = tuple[Square, Square]
+
+
+def build_shield_squares() -> list[list[tuple[ShieldSquares, ...]]]:
+    """Return per colour and king square the squares in front of the king, on its
+    file and the neighbouring ones, where its side's pawns shield it."""
+    by_colour = []
     for colour in (WHITE, BLACK):
-        targets = PAWN_CAPTURE_TARGETS[colour]
-        for square in pawns[colour]:
-            cover[colour].update(targets[square])
-    return cover
+        turn = 56 if colour == BLACK else 0  # turn the board round for Black
+        by_king = []
+        for square in range(64):
+            king = square ^ turn
+            pairs = []
+            if king >> 3 <= 1:  # no shield once the king leaves its first two ranks
+                for front in range(max(king & 7, 1) - 1, min(king & 7, 6) + 2):
+                    one_ahead = (king >> 3) * 8 + front + 8
+                    pairs.append((one_ahead ^ turn, (one_ahead + 8) ^ turn))
+            by_king.append(tuple(pairs))
+        by_colour.append(by_king)
+    return by_colour
 
 
-def king_zone(king: Square) -> set[Square]:
-    """Return the king's square and the squares next to it."""
-    return {king, *KING_TARGETS[king]}
+SHIELD_SQUARES: list[list[tuple[ShieldSquares, ...]]] = build_shield_squares()
 
 
-def pawn_shield(pawns: list[Square], king: Square, colour: Colour) -> int:
+def pawn_shield(board: list[Piece], king: Square, colour: Colour) -> int:
     """Return the bonus for `colour`'s pawns in front of its king on its back ranks."""
-    if colour == BLACK:  # turn the board round: Black's king moves up too
-        king ^= 56
-        pawns = [square ^ 56 for square in pawns]
-    if king >> 3 > 1:
-        return 0  # a king that has left its first two ranks has no shield to count
-    own = set(pawns)
+    pawn = make_piece(colour, PAWN)
     bonus = 0
-    for front in range(max(king & 7, 1) - 1, min(king & 7, 6) + 2):
-        in_front = (king >> 3) * 8 + front
-        if in_front + 8 in own:
+    for one_ahead, two_ahead in SHIELD_SQUARES[colour][king]:
+        if board[one_ahead] == pawn:
             bonus += SHIELD[0]
-        elif in_front + 16 in own:
+        elif board[two_ahead] == pawn:
             bonus += SHIELD[1]
     return bonus
 
 
-# The rays of each sliding piece type.
-SLIDER_RAYS: dict[int, tuple[tuple[tuple[Square, ...], ...], ...]] = {
-    BISHOP: BISHOP_RAYS, ROOK: ROOK_RAYS, QUEEN: QUEEN_RAYS,
-}
+# A piece's rays from a square, nearest square first.
+Rays = tuple[tuple[Square, ...], ...]
 
 
-def piece_activity(
-    board: list[Piece], pieces: list[tuple[Square, Piece]],
-    pawns: tuple[list[Square], list[Square]], kings: list[Square],
-    mobility: bool, king_safety: bool,
-) -> Score:
-    """Return White's mobility and king safety minus Black's."""
-    middlegame = endgame = 0
-    cover = pawn_cover(pawns)
-    zones = (king_zone(kings[WHITE]), king_zone(kings[BLACK]))
-    units = [0, 0]  # the attack units of each side's pieces near the enemy king
-    attackers = [0, 0]
-    for square, piece in pieces:
-        colour, kind, own = piece >> 4, piece & 7, piece & 24
-        # Squares an enemy pawn attacks are no use to a piece: it would be taken.
-        unsafe, zone = cover[colour ^ 1], zones[colour ^ 1]
-        safe = 0
-        near = False
-        if kind == KNIGHT:
-            rays: tuple[tuple[Square, ...], ...] = (KNIGHT_TARGETS[square],)
-        else:
-            rays = SLIDER_RAYS[kind][square]
-        for ray in rays:
-            for target in ray:
-                occupant = board[target]
-                if not occupant & own and target not in unsafe:
-                    safe += 1
-                near = near or target in zone
-                if occupant and kind != KNIGHT:
-                    break  # a slider stops at the first piece
-        sign = 1 if colour == WHITE else -1
-        if mobility:
-            extra = safe - MOBILITY_BASE[kind]
-            middlegame += sign * MOBILITY_MIDDLEGAME[kind] * extra
-            endgame += sign * MOBILITY_ENDGAME[kind] * extra
-        if near:
-            units[colour] += ATTACK_UNITS[kind]
-            attackers[colour] += 1
-    if king_safety:
-        for colour, sign in ((WHITE, 1), (BLACK, -1)):
-            # One attacker alone is no attack; two or more are, growing fast.
-            if attackers[colour] >= 2:
-                middlegame += sign * min(2 * units[colour] ** 2, KING_ATTACK_LIMIT)
-            middlegame += sign * pawn_shield(pawns[colour], kings[colour], colour)
-    return middlegame, endgame
+def build_piece_rays() -> list[tuple[Rays, ...]]:
+    """Return per piece type (index: pawn 1 ... king 6) and square the rays the
+    walk follows: the sliders' own, a ray of one square per knight's jump."""
+    knight = tuple(tuple((target,) for target in KNIGHT_TARGETS[square])
+                   for square in range(64))
+    none: tuple[Rays, ...] = ((),) * 64  # pawns and kings have no mobility here
+    return [none, none, knight, BISHOP_RAYS, ROOK_RAYS, QUEEN_RAYS, none]
 
+
+PIECE_RAYS: list[tuple[Rays, ...]] = build_piece_rays()
 
 # Middlegame, endgame.
 BISHOP_PAIR: tuple[int, ...] = (30, 50)
@@ -318,29 +328,66 @@ ROOK_OPEN_FILE: tuple[int, ...] = (25, 10)
 ROOK_HALF_OPEN_FILE: tuple[int, ...] = (10, 5)
 
 
-def piece_placement(
-    pieces: list[tuple[Square, Piece]], pawn_files: list[int]
+def piece_terms(
+    board: list[Piece], pieces: list[Square], pawns: PawnEntry, kings: list[Square],
+    mobility: bool, king_safety: bool,
 ) -> Score:
-    """Return White's bishop pair and rook file bonuses minus Black's."""
+    """Return White's mobility, king safety, bishop pair and rook file bonuses minus
+    Black's, from one walk over the knights, bishops, rooks and queens on `pieces`."""
     middlegame = endgame = 0
     bishops = [0, 0]
-    for square, piece in pieces:
-        colour, kind = piece >> 4, piece & 7
+    units = [0, 0]  # the attack units of each side's pieces near the enemy king
+    attackers = [0, 0]
+    # By the colour of the piece: the other side's pawns' squares and king zone.
+    unsafe_for = [pawns.cover[BLACK], pawns.cover[WHITE]]
+    zone_for = [KING_ZONES[kings[BLACK]], KING_ZONES[kings[WHITE]]]
+    own_files, all_files = pawns.files, pawns.files[WHITE] | pawns.files[BLACK]
+    piece_rays, base = PIECE_RAYS, MOBILITY_BASE
+    mobility_early, mobility_late = MOBILITY_MIDDLEGAME, MOBILITY_ENDGAME
+    walk = mobility or king_safety
+    for square in pieces:
+        piece = board[square]
+        colour, kind, own = piece >> 4, piece & 7, piece & 24
         sign = 1 if colour == WHITE else -1
         if kind == BISHOP:
             bishops[colour] += 1
         elif kind == ROOK:
             file_bit = 1 << (square & 7)
-            if not file_bit & (pawn_files[WHITE] | pawn_files[BLACK]):
+            if not file_bit & all_files:
                 middlegame += sign * ROOK_OPEN_FILE[0]
                 endgame += sign * ROOK_OPEN_FILE[1]
-            elif not file_bit & pawn_files[colour]:
+            elif not file_bit & own_files[colour]:
                 middlegame += sign * ROOK_HALF_OPEN_FILE[0]
                 endgame += sign * ROOK_HALF_OPEN_FILE[1]
+        if not walk:
+            continue
+        unsafe, zone = unsafe_for[colour], zone_for[colour]
+        safe = near = 0
+        for ray in piece_rays[kind][square]:
+            for target in ray:
+                occupant = board[target]
+                # A square an enemy pawn attacks is no use to a piece: it is taken.
+                if not occupant & own and not unsafe[target]:
+                    safe += 1
+                near |= zone[target]
+                if occupant:
+                    break  # the first piece in the way ends the ray
+        if mobility:
+            extra = safe - base[kind]
+            middlegame += sign * mobility_early[kind] * extra
+            endgame += sign * mobility_late[kind] * extra
+        if near:
+            units[colour] += ATTACK_UNITS[kind]
+            attackers[colour] += 1
     for colour, sign in ((WHITE, 1), (BLACK, -1)):
         if bishops[colour] >= 2:
             middlegame += sign * BISHOP_PAIR[0]
             endgame += sign * BISHOP_PAIR[1]
+        if king_safety:
+            # One attacker alone is no attack; two or more are, growing fast.
+            if attackers[colour] >= 2:
+                middlegame += sign * min(2 * units[colour] ** 2, KING_ATTACK_LIMIT)
+            middlegame += sign * pawn_shield(board, kings[colour], colour)
     return middlegame, endgame
 
 
@@ -353,31 +400,28 @@ def evaluate_position(
     board = position.board
     early, late, weights = MIDDLEGAME_VALUES, ENDGAME_VALUES, PIECE_PHASE
     middlegame = endgame = phase = 0
-    pawns: tuple[list[Square], list[Square]] = ([], [])
-    pawn_files = [0, 0]  # per colour, a bit per file that holds one of its pawns
-    pieces: list[tuple[Square, Piece]] = []  # knights, bishops, rooks and queens
-    # One pass over the board: material, tables and phase, and the lists the
+    pawns: list[list[Square]] = [[], []]  # per colour
+    pieces: list[Square] = []  # the squares of the knights, bishops, rooks and queens
+    # One pass over the board: material, tables and phase, and the squares the
     # other terms need.
     for square, piece in enumerate(board):
         if piece:
             middlegame += early[piece][square]
             endgame += late[piece][square]
-            phase += weights[piece]
             kind = piece & 7
             if kind == PAWN:
                 pawns[piece >> 4].append(square)
-                pawn_files[piece >> 4] |= 1 << (square & 7)
             elif kind != KING:
-                pieces.append((square, piece))
-    terms = [piece_placement(pieces, pawn_files)]
+                phase += weights[piece]
+                pieces.append(square)
+    entry = PAWN_HASH.entry(tuple(pawns[WHITE]), tuple(pawns[BLACK]))
     if pawn_structure:
-        terms.append(PAWN_HASH.score(tuple(pawns[WHITE]), tuple(pawns[BLACK])))
-    if mobility or king_safety:
-        terms.append(piece_activity(board, pieces, pawns, position.king_squares,
-                                    mobility, king_safety))
-    for term_middlegame, term_endgame in terms:
-        middlegame += term_middlegame
-        endgame += term_endgame
+        middlegame += entry.score[0]
+        endgame += entry.score[1]
+    pieces_middlegame, pieces_endgame = piece_terms(
+        board, pieces, entry, position.king_squares, mobility, king_safety)
+    middlegame += pieces_middlegame
+    endgame += pieces_endgame
     # Promotions can take the phase above the start's.
     score = taper(middlegame, endgame, min(phase, MAX_PHASE))
     return -score if position.side_to_move == BLACK else score
