@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 import io
 import itertools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import chess
 import pytest
@@ -271,15 +271,58 @@ def test_the_bishop_pair_and_rooks_on_open_files() -> None:
 
 # The rewritten evaluation against chapter 13's first version, kept as a referee.
 
+# White's queen, rooks, bishop and knight all reach squares next to Black's king.
+KING_ATTACK = "6k1/5ppp/3N4/6Q1/8/3B3R/8/5RK1 b - - 0 1"
+# Black's knight on b3 gives check and reaches no other square of the king's zone.
+KNIGHT_CHECK = "4k3/8/8/8/8/1n6/7q/K7 w - - 0 1"
+
+# Positions made by hand for what random games seldom give: pawn endings (phase 0), a
+# promoted queen (a phase above MAX_PHASE), kings in corners and castled on either wing,
+# shields with a pawn one and two squares ahead on one file, a king on its third rank, a
+# king attack beyond the limit, a knight check that reaches only the king's square of
+# its zone, pinned and blocked pieces, rooks on open and half-open files.
+HAND_MADE = [
+    "8/P4k2/1P4p1/2P5/5p2/3P2p1/4K1p1/8 w - - 0 1",
+    "8/5k2/3p2p1/p1pP1p2/P1P2P2/6P1/5K2/8 b - - 0 1",
+    "k7/pp6/8/8/8/6P1/6PP/7K w - - 0 1",
+    "7k/6p1/7p/8/8/P7/1P6/K7 b - - 0 1",
+    "kr6/pp6/8/8/8/8/6PP/6RK w - - 0 1",
+    "r1bq1rk1/ppp2ppp/2n2n2/2bpp3/2BPP3/2N2NP1/PP3PPP/R1BQ1RK1 w - - 0 1",
+    "2kr1b1r/pp1q1ppp/2p1bn2/8/8/1PN1BN2/P1PQ1PPP/2KR1B1R b - - 0 1",
+    "r1bq1rk1/ppp2pp1/2n2n1p/2bpp3/2BPP1PP/2N2NK1/PPP5/R1BQ1R2 b - - 0 1",
+    KING_ATTACK,
+    KNIGHT_CHECK,
+    "rnbqkbnr/pppppppp/8/8/8/8/1PPPPPPP/QNBQKBNR w Kkq - 0 1",
+    "4k3/4r3/8/3n4/3P4/8/4B3/4K3 w - - 0 1",
+    "r3k2r/1pp2p1p/8/8/8/8/P1P2PP1/R3K2R b KQkq - 0 1",
+]
+
+
+def test_the_hand_made_positions_are_what_they_are_said_to_be() -> None:
+    phases = [sum(PIECE_PHASE[piece] for piece in Position.from_fen(fen).board)
+              for fen in HAND_MADE]
+    assert 0 in phases and max(phases) > MAX_PHASE
+    attack = chess.Board(KING_ATTACK)
+    zone = chess.BB_SQUARES[chess.G8] | chess.BB_KING_ATTACKS[chess.G8]
+    units = sum(ATTACK_UNITS[piece.piece_type] for square, piece in attack.piece_map().items()
+                if piece.color == chess.WHITE
+                and piece.piece_type not in (chess.PAWN, chess.KING)
+                and attack.attacks(square) & zone)
+    assert 2 * units**2 > KING_ATTACK_LIMIT
+    check = chess.Board(KNIGHT_CHECK)
+    zone = chess.BB_SQUARES[chess.A1] | chess.BB_KING_ATTACKS[chess.A1]
+    assert list(check.checkers()) == [chess.B3]
+    assert check.attacks(chess.B3) & zone == chess.BB_A1
+
 
 @pytest.mark.parametrize("switches", list(itertools.product((True, False), repeat=3)))
 def test_the_evaluation_equals_chapter_13s_first_version(
     switches: tuple[bool, bool, bool]
 ) -> None:
-    for board in BOARDS:
-        position = Position.from_fen(board.fen())
+    for fen in [*(board.fen() for board in BOARDS), *HAND_MADE]:
+        position = Position.from_fen(fen)
         assert evaluate_position(position, *switches) == (
-            evaluation_referee.evaluate_position(position, *switches)), board.fen()
+            evaluation_referee.evaluate_position(position, *switches)), fen
 
 
 def test_the_evaluation_equals_chapter_13s_first_version_in_searched_positions() -> None:
@@ -298,15 +341,33 @@ def test_the_evaluation_equals_chapter_13s_first_version_in_searched_positions()
             board.pop()
 
 
-def test_the_equality_with_the_first_version_can_fail(
-    monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # A slip the rewrite could have made: a knight's eight jumps as one ray, which the
-    # walk stops at the first piece it meets, as it does a slider's.
+def knight_jumps_as_one_ray() -> tuple[str, object]:
+    """A knight's eight jumps as one ray, which the walk would stop at the first piece
+    it meets, as it does a slider's."""
     rays = list(evaluation_module.PIECE_RAYS)
     rays[KNIGHT] = tuple((targets,) for targets in KNIGHT_TARGETS)
-    monkeypatch.setattr(evaluation_module, "PIECE_RAYS", rays)
-    positions = [Position.from_fen(board.fen()) for board in BOARDS[:100]]
+    return "PIECE_RAYS", rays
+
+
+def king_zones_without_the_kings_square() -> tuple[str, object]:
+    """King zones of the squares next to the king only: random games seldom tell
+    (a piece that reaches the king's square nearly always reaches a neighbour too),
+    the hand-made knight check does."""
+    zones = [list(zone) for zone in evaluation_module.KING_ZONES]
+    for king, zone in enumerate(zones):
+        zone[king] = 0
+    return "KING_ZONES", zones
+
+
+@pytest.mark.parametrize("slip", [knight_jumps_as_one_ray,
+                                  king_zones_without_the_kings_square])
+def test_the_equality_with_the_first_version_can_fail(
+    monkeypatch: pytest.MonkeyPatch, slip: Callable[[], tuple[str, object]]
+) -> None:
+    # Slips the rewrite could have made, each planted in turn.
+    monkeypatch.setattr(evaluation_module, *slip())
+    positions = [Position.from_fen(fen)
+                 for fen in [*(board.fen() for board in BOARDS[:100]), *HAND_MADE]]
     assert any(evaluate_position(position)
                != evaluation_referee.evaluate_position(position)
                for position in positions)
