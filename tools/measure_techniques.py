@@ -13,14 +13,17 @@ single-reply, singular, pruning, quiescence-see, delta-pruning, reverse-futility
 futility, late-move-pruning, improving (iterative deepening).
 The engine is the compiled build of STAGE (tools/compile_engine.py, built if missing) where
 a C compiler exists, else (or with --interpreted) the plain Python one; nodes, moves and
-scores are the same in both, only the seconds differ. The file says which (`"build"`), and
-records the run's conditions; the run holds the measurement lock (tools/quiet.py).
+scores are the same in both, only the seconds differ. The file says which (`"build"`),
+records the run's conditions and a digest of each module of the engine it ran (`"sources"`,
+so that a chapter can tell whether the seconds are its code's); the run holds the
+measurement lock (tools/quiet.py).
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import hashlib
 import json
 import os
 import platform
@@ -147,6 +150,14 @@ def evaluation_rates(fens: list[str]) -> dict[str, object]:
     return rates
 
 
+def source_digests(folder: Path) -> dict[str, str]:
+    """A short digest of each module of the engine in `folder` (a package_folder), by file
+    name: which code a measurement timed, where its nodes alone cannot tell (a rewrite for
+    speed that keeps every value)."""
+    return {path.name: hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+            for path in sorted((folder / "cb2026").glob("*.py"))}
+
+
 def iteration_record(report: Any) -> dict[str, object]:
     """One reported iteration as the data file keeps it; `bound` is None before stage 9."""
     bound = getattr(report, "bound", None)
@@ -213,6 +224,7 @@ def main() -> int:
                 "hash_entries": options.hash_entries,
                 "machine": machine,
                 "build": build,
+                "sources": source_digests(folder),
                 "conditions": conditions.record(),
                 "rows": rows,
                 **extra,
