@@ -1,7 +1,8 @@
 # Generated from the book by tools/literate, from chapters stage-05-alphabeta,
 # stage-06-quiescence, stage-07-uci, stage-08-tt, stage-08.1-tt-buckets, stage-09-pvs,
 # stage-10-null-move, stage-11-killers-history, stage-12-lmr, stage-13-evaluation,
-# stage-13.1-tuning, stage-14-extensions, stage-14.1-singular, stage-15-pruning.
+# stage-13.1-tuning, stage-14-extensions, stage-14.1-singular, stage-15-pruning,
+# stage-16-parallel.
 # Do not edit: change the chapters and run `make tangle`.
 
 """Looking ahead: negamax search with alpha-beta pruning.
@@ -501,7 +502,8 @@ class Searcher:
         soft = self.prepare_to_think(position, limits)
         last: Iteration | None = None
         for depth in range(1, depth_limit(limits) + 1):
-            iteration = self.search_with_aspiration(position, depth, last, report)
+            iteration = self.search_with_aspiration(
+                position, min(depth + self.depth_offset, MAX_DEPTH), last, report)
             if iteration is None:
                 # Stopped before one root move was done: the last iteration stands
                 break
@@ -1071,6 +1073,10 @@ class Searcher:
             self.notes.futility_prunes += 1
             return True
         return False
+
+    # How many plies deeper than its iteration number each iteration searches: 0 in the
+    # main process, 1 in every other helper (chapter 16).
+    depth_offset: int = 0
 
 
 # The deepest iteration iterative deepening will start (far beyond reach in Python).
