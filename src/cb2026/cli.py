@@ -646,7 +646,8 @@ def handle_set(session: Session, arguments: list[str]) -> None:
 
 
 def handle_stats(session: Session, arguments: list[str]) -> None:
-    """Show what the last search did: the counters in the searcher's notes."""
+    """Show what the last search did: the counters in the searcher's notes, and the
+    helpers' nodes."""
     if session.is_searching():
         raise CommandError("a search is running (send 'stop' first)")
     notes = session.searcher.notes
@@ -656,10 +657,15 @@ def handle_stats(session: Session, arguments: list[str]) -> None:
         session.say(
             f"{'first-move cutoffs':20} {notes.first_move_cutoffs / notes.cutoffs:.1%}"
         )
+    # The helpers count only their nodes, sent when they stop.
+    helper_nodes = session.pool.nodes if session.pool is not None else 0
+    if session.pool is not None:
+        session.say(f"{'helper nodes':20} {helper_nodes:,}")
     elapsed = session.searcher.elapsed
     if elapsed > 0:
         session.say(f"{'time':20} {elapsed:.3f} s")
-        session.say(f"{'nodes per second':20} {notes.nodes / elapsed:,.0f}")
+        per_second = (notes.nodes + helper_nodes) / elapsed  # of every process
+        session.say(f"{'nodes per second':20} {per_second:,.0f}")
 
 
 COMMANDS: dict[str, tuple[Handler, str]] = {

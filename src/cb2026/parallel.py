@@ -114,6 +114,18 @@ class HelperPool:
             self.connections.append(ours)
             self.processes.append(process)
 
+    def close(self) -> None:
+        """End the helper processes."""
+        for connection, process in zip(self.connections, self.processes, strict=True):
+            # A helper that is gone already has closed its end.
+            with contextlib.suppress(OSError):
+                connection.send(("quit", None))
+            process.join(timeout=2)
+            if process.is_alive():
+                process.terminate()
+            connection.close()
+        self.connections, self.processes = [], []
+
     def start(self, searcher: Searcher, position: Position, limits: Limits) -> None:
         """Let every helper search `position` with `searcher`'s techniques and its
         shared table (call it just before the main search starts)."""
@@ -138,15 +150,3 @@ class HelperPool:
         # Each answers once its search has ended.
         self.nodes = sum(connection.recv() for connection in self.connections)
         return self.nodes
-
-    def close(self) -> None:
-        """End the helper processes."""
-        for connection, process in zip(self.connections, self.processes, strict=True):
-            # A helper that is gone already has closed its end.
-            with contextlib.suppress(OSError):
-                connection.send(("quit", None))
-            process.join(timeout=2)
-            if process.is_alive():
-                process.terminate()
-            connection.close()
-        self.connections, self.processes = [], []
