@@ -15,8 +15,9 @@ on the book's positions, and writes book/data/stage-16-parallel/parallel.json:
   one process (the GIL);
 - `startup`: seconds from starting a helper process to its first answer (it imports the
   engine first), and from `stop` to the helpers' answer once they search;
-- `table`: the cost of a probe and a store in the shared table against the plain one, as
-  ratios from the best of interleaved runs.
+- `table`: the cost of a probe and a store in the shared table against the plain one, and
+  of reading and writing an array through a memoryview against the array itself, as
+  ratios of the best of several runs.
 
 The run holds the measurement lock and records the machine's load (tools/quiet.py). Two
 processes need both cores of a two-core machine: measure with nothing else running.
@@ -32,6 +33,7 @@ import statistics
 import sys
 import time
 import timeit
+from array import array
 from pathlib import Path
 from typing import Any
 
@@ -145,32 +147,40 @@ def startup() -> dict[str, float]:
 
 
 def table_costs(repeats: int = 7) -> dict[str, float]:
-    """The shared table's probe and store, each as a ratio to the plain table's."""
+    """Store and probe costs as ratios of best times: the shared table's to the plain
+    one's, and the plain table's (memoryviews) to the same table on chapter 8's arrays."""
     from cb2026.tt import Bound, SharedTable, TranspositionTable
 
     generator = random.Random(16)
     keys = [generator.getrandbits(64) for _ in range(20_000)]
-    tables = {"plain": TranspositionTable(16), "shared": SharedTable(16)}
+    with_arrays = TranspositionTable(16)
+    with_arrays.keys = array("Q", [0]) * with_arrays.size  # type: ignore[assignment]
+    with_arrays.data = array("Q", [0]) * with_arrays.size  # type: ignore[assignment]
+    tables = {"arrays": with_arrays, "plain": TranspositionTable(16),
+              "shared": SharedTable(16)}
 
     def store(table: Any) -> None:
         for key in keys:
-            table.store(key, 1, 0, 5, Bound.EXACT, False)
+            table.store(key, None, 0, 5, Bound.EXACT, False)
 
     def probe(table: Any) -> None:
         for key in keys:
             table.probe(key)
 
     best: dict[str, float] = {}
-    for _ in range(repeats):
-        for kind, table in tables.items():
-            for action in (store, probe):
-                timer = timeit.Timer(lambda act=action, table=table: act(table))
-                seconds = min(timer.repeat(number=1, repeat=3))
-                label = f"{action.__name__}-{kind}"
-                best[label] = min(best.get(label, seconds), seconds)
+    for name in quiet.interleaved(list(tables), repeats):
+        for action in (store, probe):
+            timer = timeit.Timer(lambda act=action, table=tables[name]: act(table))
+            seconds = min(timer.repeat(number=1, repeat=3))
+            label = f"{action.__name__}-{name}"
+            best[label] = min(best.get(label, seconds), seconds)
     tables["shared"].close()  # type: ignore[attr-defined]
-    return {"store_ratio": round(best["store-shared"] / best["store-plain"], 3),
-            "probe_ratio": round(best["probe-shared"] / best["probe-plain"], 3)}
+    return {
+        "store_ratio": round(best["store-shared"] / best["store-plain"], 3),
+        "probe_ratio": round(best["probe-shared"] / best["probe-plain"], 3),
+        "memoryview_store_ratio": round(best["store-plain"] / best["store-arrays"], 3),
+        "memoryview_probe_ratio": round(best["probe-plain"] / best["probe-arrays"], 3),
+    }
 
 
 def main() -> int:
