@@ -160,8 +160,7 @@ def test_stop_ends_every_helper_within_100_ms() -> None:
     pool = HelperPool(1)
     try:
         position = Position.from_fen(SEARCH_POSITIONS["middlegame"])
-        # A first search and stop, so that the helper has started (imported the
-        # engine): the time measured is the stop's alone.
+        # A first search and stop: the time measured is the stop's alone.
         pool.start(searcher, position, Limits())
         pool.stop()
         pids = [process.pid for process in pool.processes]

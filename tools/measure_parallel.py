@@ -13,8 +13,8 @@ on the book's positions, and writes book/data/stage-16-parallel/parallel.json:
 - `movetime`: `go movetime MS` on each position: the nodes of every process, per second;
 - `threads_in_one_process`: nodes in 2 s by one thread, and by two threads at once, of
   one process (the GIL);
-- `startup`: seconds from starting a helper process to its first answer (it imports the
-  engine first), and from `stop` to the helpers' answer once they search;
+- `startup`: seconds from starting a helper process until it is ready (it imports the
+  engine first), and from `stop` to the helper's answer once it searches;
 - `table`: the cost of a probe and a store in the shared table against the plain one, and
   of reading and writing an array through a memoryview against the array itself, as
   ratios of the best of several runs.
@@ -119,7 +119,7 @@ def threads_in_one_process(seconds: float = 2.0) -> dict[str, Any]:
 
 
 def startup() -> dict[str, float]:
-    """Seconds to start a helper (to its first answer) and to stop one that searches."""
+    """Seconds to start a helper (until it is ready) and to stop one that searches."""
     from cb2026.limits import Limits
     from cb2026.parallel import HelperPool
     from cb2026.position import Position
@@ -130,9 +130,7 @@ def startup() -> dict[str, float]:
     table = searcher.tt = SharedTable(16)
     position = Position.from_fen(SEARCH_POSITIONS["middlegame"])
     started = time.perf_counter()
-    pool = HelperPool(1)
-    pool.start(searcher, position, Limits())
-    pool.stop()
+    pool = HelperPool(1)  # returns once the helper is ready
     first_answer = time.perf_counter() - started
     stops = []
     for _ in range(5):

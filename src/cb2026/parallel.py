@@ -39,16 +39,18 @@ class Job:
     switches: dict[str, bool]  # the main search's techniques, by field name
     searchmoves: list[Move]
     mate: int | None
-    depth_offset: int
+    first_depth: int  # the helper's iterations: from this depth,
+    depth_step: int  # ... this many plies at a time
 
 
 def helper_main(connection: Connection) -> None:
-    """Run a helper process: search each job the main process sends, until `stop`,
-    then answer with the nodes searched; end at `quit` (or when the main process is
-    gone: its end of the pipe closes)."""
+    """Run a helper process: say it is ready, then search each job the main process
+    sends until `stop`, and answer with the nodes searched; end at `quit` (or when
+    the main process is gone: its end of the pipe closes)."""
     searcher = Searcher()
     table: SharedTable | None = None
     thread: threading.Thread | None = None
+    connection.send("ready")  # the engine is imported: searches start at once
     try:
         while True:
             command, job = connection.recv()
@@ -79,7 +81,8 @@ def helper_main(connection: Connection) -> None:
 def start_job(searcher: Searcher, table: SharedTable, job: Job) -> threading.Thread:
     """Start searching `job` in a thread of its own; return the thread."""
     searcher.techniques = Techniques(**job.switches)
-    searcher.depth_offset = job.depth_offset
+    searcher.first_depth = job.first_depth
+    searcher.depth_step = job.depth_step
     # start_search moves both processes' tables on to the same next generation.
     table.generation = job.generation
     position = Position.from_fen(job.fen)
@@ -100,7 +103,7 @@ class HelperPool:
     search until closed."""
 
     def __init__(self, count: int) -> None:
-        """Start `count` helper processes; they wait for a search."""
+        """Start `count` helper processes; return once each is ready to search."""
         self.connections: list[Connection] = []
         self.processes: list[multiprocessing.process.BaseProcess] = []
         self.nodes = 0  # the helpers' nodes in the last search
@@ -113,6 +116,10 @@ class HelperPool:
             theirs.close()  # the helper's end now lives in the helper
             self.connections.append(ours)
             self.processes.append(process)
+        # Wait until every helper has imported the engine: the first search would
+        # otherwise start without them, and wait for them to stop.
+        for connection in self.connections:
+            connection.recv()
 
     def close(self) -> None:
         """End the helper processes."""
@@ -133,10 +140,10 @@ class HelperPool:
         assert isinstance(table, SharedTable) and table.block is not None
         switches = dataclasses.asdict(searcher.techniques)
         for number, connection in enumerate(self.connections, start=1):
-            # Every other helper searches each iteration a ply deeper (see the prose).
+            # Two plies at a time: helpers 1, 3 ... the even depths, 2, 4 ... the odd.
             job = Job(table.block.name, table.generation, position.fen(),
                       position.undo_stack.copy(), switches, limits.searchmoves,
-                      limits.mate, depth_offset=number % 2)
+                      limits.mate, first_depth=2 if number % 2 else 1, depth_step=2)
             connection.send(("search", job))
         self.searching = True
 

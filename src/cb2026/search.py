@@ -501,9 +501,8 @@ class Searcher:
         return the best move and last result."""
         soft = self.prepare_to_think(position, limits)
         last: Iteration | None = None
-        for depth in range(1, depth_limit(limits) + 1):
-            iteration = self.search_with_aspiration(
-                position, min(depth + self.depth_offset, MAX_DEPTH), last, report)
+        for depth in range(self.first_depth, depth_limit(limits) + 1, self.depth_step):
+            iteration = self.search_with_aspiration(position, depth, last, report)
             if iteration is None:
                 # Stopped before one root move was done: the last iteration stands
                 break
@@ -1074,9 +1073,11 @@ class Searcher:
             return True
         return False
 
-    # How many plies deeper than its iteration number each iteration searches: 0 in the
-    # main process, 1 in every other helper (chapter 16).
-    depth_offset: int = 0
+    # The depth of the first iteration, and how many plies each iteration goes deeper
+    # than the one before: 1 and 1 in the main process, 1 or 2 and 2 in a helper.
+    first_depth: int = 1
+
+    depth_step: int = 1
 
 
 # The deepest iteration iterative deepening will start (far beyond reach in Python).
