@@ -221,6 +221,47 @@ def test_threads_2_plays_legal_moves_with_sane_scores() -> None:
         end_parallel_search(session)
 
 
+def test_a_helper_that_dies_leaves_the_engine_answering() -> None:
+    # The project's rule: nothing may leave the engine without an answer.  A helper
+    # killed between searches (its pipe broken at the next `go`), then one killed
+    # during a search (no answer to `stop`): each search still ends in a legal bestmove.
+    output = io.StringIO()
+    session = Session(output)
+    try:
+        execute(session, "uci")
+        for moment in ("between searches", "during a search"):
+            execute(session, "setoption name Threads value 2")
+            assert session.pool is not None
+            helper = session.pool.processes[0]
+            if moment == "between searches":
+                helper.kill()
+                helper.join()
+            execute(session, f"position fen {SEARCH_POSITIONS['middlegame']}")
+            execute(session, "go depth 3" if moment == "between searches"
+                    else "go infinite")
+            if moment == "during a search":
+                time.sleep(0.5)
+                helper.kill()
+                helper.join()
+                execute(session, "stop")
+            assert session.search_thread is not None
+            session.search_thread.join(timeout=30)
+            assert not session.search_thread.is_alive(), moment
+            lines = output.getvalue().splitlines()
+            assert lines[-1].startswith("bestmove"), (moment, lines[-3:])
+            best = lines[-1].split()[1]
+            board = chess.Board(SEARCH_POSITIONS["middlegame"])
+            assert chess.Move.from_uci(best) in board.legal_moves, moment
+            assert any("helper" in line for line in lines if line.startswith(
+                "info string error")), moment
+            # The engine goes on alone, and still answers.
+            assert session.pool is None and session.threads == 1, moment
+            execute(session, "isready")
+            assert output.getvalue().splitlines()[-1] == "readyok"
+    finally:
+        end_parallel_search(session)
+
+
 def test_the_threads_option() -> None:
     output = io.StringIO()
     session = Session(output)
