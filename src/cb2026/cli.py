@@ -422,8 +422,7 @@ def run_search(session: Session, position: Position, limits: Limits) -> None:
                     else human_info_line(iteration))
 
     root = position.copy()  # the search may leave its position half-way down a line
-    if session.pool is not None:
-        session.pool.start(session.searcher, position, limits)
+    tell_helpers(session, lambda pool: pool.start(session.searcher, position, limits))
     try:
         best_move, last = session.searcher.think(position, limits, report)
     except Exception as error:  # a bug in the search must not leave the GUI waiting
@@ -440,8 +439,8 @@ def run_search(session: Session, position: Position, limits: Limits) -> None:
             session.say(
                 "info string no move was searched: playing the first in search order"
             )
-    if session.pool is not None:
-        session.pool.stop()  # before bestmove: the next search may start right after it
+    # Before bestmove: the next search may start right after it.
+    tell_helpers(session, HelperPool.stop)
     answer = f"bestmove {move_to_uci(best_move) if best_move is not None else '0000'}"
     # The reply the line expects is the move to ponder on.
     if last is not None and len(last.pv) >= 2 and last.pv[0] == best_move:
@@ -750,3 +749,16 @@ def apply_switch(techniques: Techniques, name: str, value: str) -> None:
             setattr(techniques, field.name, parse_check_value(name, value))
             return
     raise CommandError(f"unknown option {name!r} (the 'uci' command lists them)")
+
+
+def tell_helpers(session: Session, message: Callable[[HelperPool], object]) -> None:
+    """Send `message` to the session's helpers, if any; if one has failed, end them
+    all and go on alone, saying so."""
+    if session.pool is None:
+        return
+    try:
+        message(session.pool)
+    except (OSError, EOFError) as error:  # a pipe broken or closed, or no answer
+        session.say(f"info string error: a helper process failed ({error!r}): "
+                    "searching alone from now on")
+        end_parallel_search(session)

@@ -98,6 +98,11 @@ def start_job(searcher: Searcher, table: SharedTable, job: Job) -> threading.Thr
     return thread
 
 
+# How long `stop` waits for the helpers' answers: a healthy helper answers within
+# milliseconds, and one that has not answered by then is given up for lost.
+ANSWER_SECONDS = 5.0
+
+
 class HelperPool:
     """The helper processes of a parallel search: started once, reused by every
     search until closed."""
@@ -118,8 +123,12 @@ class HelperPool:
             self.processes.append(process)
         # Wait until every helper has imported the engine: the first search would
         # otherwise start without them, and wait for them to stop.
-        for connection in self.connections:
-            connection.recv()
+        try:
+            for connection in self.connections:
+                connection.recv()
+        except BaseException:  # a helper that failed to start: none is left running
+            self.close()
+            raise
 
     def close(self) -> None:
         """End the helper processes."""
@@ -148,12 +157,16 @@ class HelperPool:
         self.searching = True
 
     def stop(self) -> int:
-        """Stop every helper's search; return the nodes they searched."""
+        """Stop every helper's search; return the nodes they searched.  A helper that
+        is gone raises OSError or EOFError (its pipe is broken or closed), and one that
+        does not answer in ANSWER_SECONDS TimeoutError."""
         if not self.searching:
             return 0
         self.searching = False
         for connection in self.connections:
             connection.send(("stop", None))
         # Each answers once its search has ended.
+        if not all(connection.poll(ANSWER_SECONDS) for connection in self.connections):
+            raise TimeoutError(f"a helper did not answer stop in {ANSWER_SECONDS:g} s")
         self.nodes = sum(connection.recv() for connection in self.connections)
         return self.nodes
