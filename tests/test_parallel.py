@@ -35,6 +35,7 @@ from cb2026.tt import (
     SharedTable,
     TranspositionTable,
     pack,
+    unpack,
 )
 from literate.book import chapters_through
 from positions import SEARCH_POSITIONS
@@ -69,11 +70,17 @@ def packed_of(key: int) -> int:
 
 
 def write_entries(name: str, seed: int, seconds: float) -> None:
-    """Store entries for random keys of STRESS_KEYS in the table `name` for `seconds`."""
+    """Store entries for random keys of STRESS_KEYS in the table `name` for `seconds`,
+    a new search (generation) every 500 stores."""
     table = SharedTable(name=name)
     generator = random.Random(seed)
     end = time.monotonic() + seconds
     while time.monotonic() < end:
+        # Entries age, so that other keys keep taking their slots.  In one generation
+        # the deepest entries would soon refuse every other key's store, the writers
+        # would only rewrite identical entries, and the test would pass even without
+        # the XOR (it did, until this line).
+        table.new_search()
         for _ in range(500):
             key = generator.choice(STRESS_KEYS)
             table.store(key, *fields_of(key))
@@ -99,6 +106,7 @@ def test_the_shared_table_never_returns_a_corrupted_entry() -> None:
         generator = random.Random(3)
         known = set(STRESS_KEYS)
         hits = probes = torn_slots = 0
+        holders: dict[int, set[int]] = {}  # the keys seen in each sampled slot
         while any(writer.is_alive() for writer in writers):
             for _ in range(200):
                 key = generator.choice(STRESS_KEYS)
@@ -111,21 +119,29 @@ def test_the_shared_table_never_returns_a_corrupted_entry() -> None:
                     assert found == fields_of(key), (hex(key), found)
             slot = generator.randrange(STRESS_SLOTS)
             packed = table.data[slot]
+            holder = table.keys[slot] ^ packed
+            holders.setdefault(slot, set()).add(holder)
             # A slot caught between its two writes, or written half by each writer.
-            torn_slots += bool(packed) and table.keys[slot] ^ packed not in known
+            torn_slots += bool(packed) and holder not in known
         for writer in writers:
             writer.join()
             assert writer.exitcode == 0
-        # The writers wrote and the reader found: the test tested something.
-        assert hits > 1000 and probes > hits, (hits, probes)
-        # The table after the race: every filled slot holds a key's own data, or is
-        # refused (torn).
+        # The writers wrote, the slots changed hands, and the reader found: the test
+        # tested something.
+        changed = sum(len(keys & known) > 1 for keys in holders.values())
+        assert hits > 1000 and probes > hits and changed > 100, (hits, probes, changed)
+        # The table after the race: every slot that passes the XOR test holds its own
+        # key's data.
         for slot in range(table.size):
             packed = table.data[slot]
             key = table.keys[slot] ^ packed
             if packed and key in known:
-                assert table.probe(key) is not None
-        print(f"{probes} probes, {hits} hits, {torn_slots} torn slots seen")
+                entry = unpack(key, packed)
+                found = (entry.best_move, entry.score, entry.depth, entry.bound,
+                         entry.pv)
+                assert found == fields_of(key), (hex(key), found)
+        print(f"{probes} probes, {hits} hits, {changed} of {len(holders)} sampled "
+              f"slots changed hands, {torn_slots} torn slots seen")
     finally:
         table.close()
 
