@@ -39,7 +39,7 @@ from cb2026.tt import (
 )
 from literate.book import chapters_through
 from positions import SEARCH_POSITIONS
-from stage_referee import search_results, stage_searches
+from stage_referee import stage_searches
 
 pytestmark = pytest.mark.stage("stage-16-parallel")
 
@@ -194,14 +194,27 @@ def test_stop_ends_every_helper_within_100_ms() -> None:
 
 def test_threads_1_is_the_previous_stage_node_for_node() -> None:
     positions = {name: SEARCH_POSITIONS[name] for name in ("start", "kiwipete", "endgame")}
-    session = Session(io.StringIO())
+    output = io.StringIO()
+    session = Session(output)
     # There and back: Threads 1 after Threads 2 searches alone, with a plain table.
+    execute(session, "uci")
     execute(session, "setoption name Threads value 2")
     assert isinstance(session.searcher.tt, SharedTable) and session.pool is not None
     execute(session, "setoption name Threads value 1")
     assert session.pool is None and not isinstance(session.searcher.tt, SharedTable)
-    assert search_results(None, positions, 5) == stage_searches(PREVIOUS_STAGE,
-                                                                positions, 5)
+    # The session's own searches, each from an empty table as a fresh searcher's.
+    results = {}
+    for name, fen in positions.items():
+        for command in ("ucinewgame", f"position fen {fen}", "go depth 5"):
+            execute(session, command)
+        assert session.search_thread is not None
+        session.search_thread.join()
+        lines = output.getvalue().splitlines()
+        words = [line for line in lines if line.startswith("info depth 5 ")][-1].split()
+        assert words[words.index("score") + 1] == "cp"
+        results[name] = [lines[-1].split()[1], int(words[words.index("score") + 2]),
+                         session.searcher.notes.nodes]
+    assert results == stage_searches(PREVIOUS_STAGE, positions, 5)
 
 
 def test_threads_2_plays_legal_moves_with_sane_scores() -> None:
