@@ -368,6 +368,16 @@ def concurrency(experiment: Experiment) -> int:
     return max(1, cores // processes)
 
 
+def self_play_name(options: tuple[str, ...]) -> str:
+    """Name the second cb2026 of self-play after its options: every switch turned off
+    (cb2026-no-pvs-aspiration), then every other value (cb2026-threads-1)."""
+    settings = [option.split(".", 1)[1].lower().split("=") for option in options]
+    off = [name for name, value in settings if value == "false"]
+    parts = (["no-" + "-".join(off)] if off else []) + [
+        f"{name}-{value}" for name, value in settings if value != "false"]
+    return "-".join(["cb2026", *parts])
+
+
 def match_arguments(
     stage: str, experiment: Experiment, games: int, resume: bool, command: str
 ) -> list[str]:
@@ -375,12 +385,8 @@ def match_arguments(
     ours = f"cmd={command}"
     first = shlex.join([ours, "name=cb2026", *experiment.both])
     if experiment.opponent[0] == "self":
-        # Named after every option switched off: cb2026-no-pvs-aspiration.
-        techniques = "-".join(option.split(".", 1)[1].split("=")[0].lower()
-                              for option in experiment.opponent[1:])
-        second = shlex.join(
-            [ours, f"name=cb2026-no-{techniques}", *experiment.both, *experiment.opponent[1:]]
-        )
+        second = shlex.join([ours, f"name={self_play_name(experiment.opponent[1:])}",
+                             *experiment.both, *experiment.opponent[1:]])
     else:
         second = shlex.join(experiment.opponent)
     output = working_path(stage, experiment.name)
