@@ -250,6 +250,38 @@ def test_threads_2_plays_legal_moves_with_sane_scores() -> None:
         end_parallel_search(session)
 
 
+def test_a_new_block_reaches_the_helpers() -> None:
+    # Hash, Clear Hash and ucinewgame give the table a new block; the helper must search
+    # in it (the block its process has mapped, /proc/PID/maps) and the old one must be
+    # gone from /dev/shm.
+    output = io.StringIO()
+    session = Session(output)
+    try:
+        execute(session, "uci")
+        execute(session, "setoption name Threads value 2")
+        assert session.pool is not None
+        helper = session.pool.processes[0]
+        for command in ("isready", "setoption name Hash value 2",
+                        "setoption name Clear Hash", "ucinewgame"):
+            execute(session, command)
+            execute(session, f"position fen {SEARCH_POSITIONS['middlegame']}")
+            execute(session, "go depth 3")
+            assert session.search_thread is not None
+            session.search_thread.join()
+            table = session.searcher.tt
+            assert isinstance(table, SharedTable) and table.block is not None
+            mapped = {line.split()[-1] for line in pathlib.Path(
+                f"/proc/{helper.pid}/maps").read_text().splitlines() if "/dev/shm/" in line}
+            assert mapped == {f"/dev/shm/{table.block.name}"}, (command, mapped)
+            left = [name for name in os.listdir("/dev/shm")
+                    if name.startswith(f"cb2026_{os.getpid()}_")]
+            assert left == [table.block.name], (command, left)
+            assert session.pool.nodes > 0, command
+        assert table.size == 2 * 2**20 // 16  # Hash 2
+    finally:
+        end_parallel_search(session)
+
+
 def test_a_helper_that_dies_leaves_the_engine_answering() -> None:
     # The project's rule: nothing may leave the engine without an answer.  A helper
     # killed between searches (its pipe broken at the next `go`), then one killed
