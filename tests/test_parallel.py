@@ -19,12 +19,13 @@ import random
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 
 import chess
 import pytest
 
 import cb2026
-from cb2026.cli import Session, end_parallel_search, execute
+from cb2026.cli import Session, end_parallel_search, execute, run
 from cb2026.limits import Limits
 from cb2026.move import Move
 from cb2026.parallel import CONTEXT, HelperPool
@@ -335,6 +336,26 @@ def test_the_threads_option() -> None:
         assert "info string error: option Threads needs a number of processes" in (
             output.getvalue().splitlines()[-1])
     assert session.threads == 1 and session.pool is None
+
+
+def test_an_exception_in_the_command_loop_stops_the_search_before_the_table_goes() -> None:
+    # The command loop fails (here its input) while a search runs: the search must be
+    # stopped, and answer, before the helpers end and the table's block is removed.
+    def failing_input() -> Iterator[str]:
+        yield from ("uci\n", "setoption name Threads value 2\n",
+                    f"position fen {SEARCH_POSITIONS['middlegame']}\n", "go infinite\n")
+        time.sleep(0.5)
+        raise RuntimeError("the input broke")
+
+    output = io.StringIO()
+    with pytest.raises(RuntimeError, match="the input broke"):
+        run(failing_input(), output)  # type: ignore[arg-type]
+    lines = output.getvalue().splitlines()
+    assert lines[-1].startswith("bestmove"), lines[-3:]
+    assert not any("error" in line for line in lines), [
+        line for line in lines if "error" in line]
+    assert not [name for name in os.listdir("/dev/shm")
+                if name.startswith(f"cb2026_{os.getpid()}_")]
 
 
 def test_no_shared_memory_is_left_after_quit() -> None:
