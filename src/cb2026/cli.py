@@ -228,7 +228,9 @@ def run(input_stream: TextIO, output_stream: TextIO) -> None:
         session.stop_search()
     finally:
         # However the loop ended (`quit`, the end of the input, Ctrl-C, a bug): no
-        # helper left running, no block of shared memory left behind.
+        # search, no helper left running, no block of shared memory left behind.  The
+        # search goes first: it still reads the table, and owes its bestmove.
+        session.stop_search()
         end_parallel_search(session)
 
 
