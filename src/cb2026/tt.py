@@ -248,10 +248,12 @@ class SharedTable(TranspositionTable):
         self.close()
         if self.attached_to:
             block = SharedMemory(self.attached_to)
-            self.size = block.size // BYTES_PER_ENTRY
         else:
             block = SharedMemory(block_name(), create=True,
                                  size=self.size * BYTES_PER_ENTRY)
+        # Some systems hand out more than was asked (whole pages): every process
+        # counts the slots of the block itself, so that all of them agree.
+        self.size = block.size // BYTES_PER_ENTRY
         self.block = block
         assert block.buf is not None  # None only once the block is closed
         words = block.buf.cast("Q")
