@@ -114,6 +114,24 @@ def test_an_elo_experiment_may_ask_for_the_plain_python_build(
     assert shlex.split(engines[1]) == [f"cmd={elo_matches.SUNFISH}", "name=sunfish"]
 
 
+def test_self_play_names_the_second_engine_after_its_options() -> None:
+    # tools/elo_matches.py: switches turned off, or another value (chapter 16's Threads 1
+    # has threads: one process).
+    experiments = {experiment.name: experiment
+                   for experiment in elo_matches.EXPERIMENTS["stage-16-parallel"]}
+    arguments = elo_matches.match_arguments(
+        "stage-16-parallel", experiments["threads-clock"], 2, False, "cb2026")
+    engines = [shlex.split(arguments[index + 1]) for index, word in enumerate(arguments)
+               if word == "--engine"]
+    assert engines == [["cmd=cb2026", "name=cb2026", "option.Threads=2"],
+                       ["cmd=cb2026", "name=cb2026-threads-1", "option.Threads=2",
+                        "option.Threads=1"]]
+    assert elo_matches.self_play_name(
+        ("option.PVS=false", "option.Aspiration=false")) == "cb2026-no-pvs-aspiration"
+    assert elo_matches.self_play_name(
+        ("option.Buckets=false", "option.Hash=1")) == "cb2026-no-buckets-hash-1"
+
+
 def test_only_takes_a_stage_that_plays(monkeypatch: pytest.MonkeyPatch,
                                        capsys: pytest.CaptureFixture[str]) -> None:
     plans = [StagePlan("stage-05-alphabeta", plays=False), StagePlan("stage-07-uci", plays=True)]

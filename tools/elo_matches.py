@@ -154,6 +154,10 @@ STRENGTH_LEVELS = (1350, 1500)
 # highest of them the goal's (50 % at UCI_Elo 1800 or higher).
 PART_III_LEVELS = STOCKFISH_LEVELS
 
+# Chapter 16's match: a few tenths of a second a move, so that starting and stopping the
+# helper (milliseconds) is small beside the search.
+PARALLEL_CLOCK = "10+0.1"
+
 # Chapter 15's forward pruning switched off, as match options.
 PRUNING_OFF = tuple(f"option.{name}=false" for name in (
     "QuiescenceSEE", "DeltaPruning", "ReverseFutility", "Futility", "LateMovePruning"))
@@ -303,6 +307,14 @@ EXPERIMENTS: dict[str, list[Experiment]] = {
         *(stockfish_level(elo, clock(STRENGTH_CLOCK), 134, build="interpreted")
           for elo in PART_III_LEVELS),
     ],
+    "stage-16-parallel": [
+        # Two processes (Threads 2) against one, on a clock: at fixed nodes the helper's
+        # nodes would not count, and what a second process buys is time.  One game at a
+        # time (see concurrency): the two processes of one engine need both cores, and
+        # while it waits for its opponent's move the one-process engine has them both.
+        Experiment("threads-clock", ("self", "option.Threads=1"), clock(PARALLEL_CLOCK),
+                   400, both=("option.Threads=2",)),
+    ],
 }
 
 
@@ -345,9 +357,25 @@ def data_path(stage: str, name: str) -> Path:
 def concurrency(experiment: Experiment) -> int:
     """Return how many pairs to play at once: every core at fixed nodes, one spare on a clock."""
     cores = os.cpu_count() or 1
+    # An engine with Threads N (chapter 16) searches on N cores: a game of two needs as many.
+    processes = max([int(option.split("=")[1]) for option in
+                     (*experiment.both, *experiment.opponent)
+                     if option.startswith("option.Threads=")] or [1])
     # On a clock the runner and the operating system need a core of their own, or their work
     # is charged to whichever engine is thinking (chapter 7.1's rule).
-    return max(1, cores - 1) if experiment.on_clock else cores
+    if experiment.on_clock:
+        return max(1, (cores - 1) // processes)
+    return max(1, cores // processes)
+
+
+def self_play_name(options: tuple[str, ...]) -> str:
+    """Name the second cb2026 of self-play after its options: every switch turned off
+    (cb2026-no-pvs-aspiration), then every other value (cb2026-threads-1)."""
+    settings = [option.split(".", 1)[1].lower().split("=") for option in options]
+    off = [name for name, value in settings if value == "false"]
+    parts = (["no-" + "-".join(off)] if off else []) + [
+        f"{name}-{value}" for name, value in settings if value != "false"]
+    return "-".join(["cb2026", *parts])
 
 
 def match_arguments(
@@ -357,12 +385,8 @@ def match_arguments(
     ours = f"cmd={command}"
     first = shlex.join([ours, "name=cb2026", *experiment.both])
     if experiment.opponent[0] == "self":
-        # Named after every option switched off: cb2026-no-pvs-aspiration.
-        techniques = "-".join(option.split(".", 1)[1].split("=")[0].lower()
-                              for option in experiment.opponent[1:])
-        second = shlex.join(
-            [ours, f"name=cb2026-no-{techniques}", *experiment.both, *experiment.opponent[1:]]
-        )
+        second = shlex.join([ours, f"name={self_play_name(experiment.opponent[1:])}",
+                             *experiment.both, *experiment.opponent[1:]])
     else:
         second = shlex.join(experiment.opponent)
     output = working_path(stage, experiment.name)

@@ -1,6 +1,6 @@
 # Generated from the book by tools/literate, from chapters stage-01-board,
 # stage-02-moves, stage-03-legal, stage-04-zobrist, stage-07-uci, stage-08-tt,
-# stage-09-pvs, stage-10-null-move.
+# stage-09-pvs, stage-10-null-move, stage-16-parallel.
 # Do not edit: change the chapters and run `make tangle`.
 
 """The console front end: a UCI-style command loop on standard input and output.
@@ -13,6 +13,7 @@ stops the loop: it prints an `info string error: ...` line and waits for the nex
 from __future__ import annotations
 
 import dataclasses
+import os
 import sys
 import threading
 import time
@@ -22,6 +23,7 @@ from typing import TextIO
 from cb2026.board import WHITE
 from cb2026.limits import Limits, allocate_time, own_clock, plans_by_clock
 from cb2026.move import Move, MoveError, move_to_uci, parse_uci_move
+from cb2026.parallel import HelperPool
 from cb2026.perft import divide
 from cb2026.position import FenError, Position
 from cb2026.rules import legal_moves
@@ -33,7 +35,14 @@ from cb2026.search import (
     is_mate_score,
     mate_in_moves,
 )
-from cb2026.tt import DEFAULT_HASH_MB, MAXIMUM_HASH_MB, Bound, entry_count
+from cb2026.tt import (
+    DEFAULT_HASH_MB,
+    MAXIMUM_HASH_MB,
+    Bound,
+    SharedTable,
+    TranspositionTable,
+    entry_count,
+)
 
 ENGINE_NAME = "cb2026"
 ENGINE_AUTHOR = "the cb2026 authors"
@@ -92,6 +101,11 @@ class Session:
             self.searcher.stop()
             self.search_thread.join()
             self.search_thread = None
+
+    # The helper processes of a parallel search (None: Threads 1, this process alone)
+    pool: HelperPool | None = None
+
+    threads: int = 1  # the Threads option: how many processes search
 
 
 Handler = Callable[[Session, list[str]], None]
@@ -197,19 +211,27 @@ def execute(session: Session, line: str) -> None:
 def run(input_stream: TextIO, output_stream: TextIO) -> None:
     """Read and execute commands until 'quit' or the end of the input."""
     session = Session(output_stream)
-    for line in input_stream:
-        # A person (no `uci` sent) gets one command after the other, as in a shell: each
-        # waits for a finite search to end, except `stop` and `quit`,
-        # which end it at once.
-        if not session.uci_mode and line.split()[:1] not in (["stop"], ["quit"]):
+    try:
+        for line in input_stream:
+            # A person (no `uci` sent) gets one command after the other, as in a shell:
+            # each waits for a finite search to end, except `stop` and `quit`,
+            # which end it at once.
+            if not session.uci_mode and line.split()[:1] not in (["stop"], ["quit"]):
+                session.wait_for_search()
+            execute(session, line)
+            if not session.running:
+                break
+        # The end of the input: the shell lets a finite search finish, a GUI's is
+        # stopped.
+        if not session.uci_mode:
             session.wait_for_search()
-        execute(session, line)
-        if not session.running:
-            break
-    # The end of the input: the shell lets a finite search finish, a GUI's is stopped.
-    if not session.uci_mode:
-        session.wait_for_search()
-    session.stop_search()
+        session.stop_search()
+    finally:
+        # However the loop ended (`quit`, the end of the input, Ctrl-C, a bug): no
+        # search, no helper left running, no block of shared memory left behind.  The
+        # search goes first: it still reads the table, and owes its bestmove.
+        session.stop_search()
+        end_parallel_search(session)
 
 
 def main() -> None:
@@ -392,8 +414,8 @@ def limit_warnings(limits: Limits, position: Position) -> list[str]:
 
 
 def run_search(session: Session, position: Position, limits: Limits) -> None:
-    """Search `position` within `limits`, report each iteration,
-    then name the best move."""
+    """Search `position` within `limits` (helpers alongside, if any), report each
+    iteration, then name the best move."""
     reported: list[Iteration] = []
 
     def report(iteration: Iteration) -> None:
@@ -402,6 +424,7 @@ def run_search(session: Session, position: Position, limits: Limits) -> None:
                     else human_info_line(iteration))
 
     root = position.copy()  # the search may leave its position half-way down a line
+    tell_helpers(session, lambda pool: pool.start(session.searcher, position, limits))
     try:
         best_move, last = session.searcher.think(position, limits, report)
     except Exception as error:  # a bug in the search must not leave the GUI waiting
@@ -418,6 +441,8 @@ def run_search(session: Session, position: Position, limits: Limits) -> None:
             session.say(
                 "info string no move was searched: playing the first in search order"
             )
+    # Before bestmove: the next search may start right after it.
+    tell_helpers(session, HelperPool.stop)
     answer = f"bestmove {move_to_uci(best_move) if best_move is not None else '0000'}"
     # The reply the line expects is the move to ponder on.
     if last is not None and len(last.pv) >= 2 and last.pv[0] == best_move:
@@ -463,7 +488,7 @@ def option_name(technique: str) -> str:
 
 
 def option_lines(session: Session) -> list[str]:
-    """Return the `option` lines that `uci` answers with: table,
+    """Return the `option` lines that `uci` answers with: table, processes,
     Ponder, technique switches."""
     return [
         f"option name Hash type spin default {DEFAULT_HASH_MB}"
@@ -471,6 +496,7 @@ def option_lines(session: Session) -> list[str]:
         "option name Clear Hash type button",
         "option name TableSlots type spin default 0"
         f" min 0 max {entry_count(MAXIMUM_HASH_MB)}",
+        f"option name Threads type spin default 1 min 1 max {MAXIMUM_THREADS}",
         "option name Ponder type check default false",
     ] + [
         f"option name {option_name(field.name)} type check"
@@ -492,40 +518,35 @@ def apply_option(session: Session, name: str, value: str) -> None:
     """Set the option called `name` (in any case) to `value`."""
     if session.is_searching():
         raise CommandError("options cannot change during a search (send 'stop' first)")
+    table = session.searcher.tt
     if name.lower() == "hash":
         # Chapter 3's parse_count, as for every number of a command:
         # at most MAX_DIGITS digits.
         megabytes = parse_count(value)
         if megabytes is None or not 1 <= megabytes <= MAXIMUM_HASH_MB:
-            raise CommandError(
-                f"option Hash needs megabytes from 1 to {MAXIMUM_HASH_MB}, "
-                f"not {quoted(value)}"
-            )
-        session.searcher.tt.resize(megabytes, session.searcher.tt.slots_asked)
-        return
-    if name.lower() == "tableslots":
+            raise CommandError(f"option Hash needs megabytes from 1 to "
+                               f"{MAXIMUM_HASH_MB}, not {quoted(value)}")
+        table.resize(megabytes, table.slots_asked)
+    elif name.lower() == "tableslots":
         slots, most = parse_count(value), entry_count(MAXIMUM_HASH_MB)
         if slots is None or not 0 <= slots <= most:
             raise CommandError(
                 f"option TableSlots needs a number of slots from 0 (as many as "
                 f"Hash holds) to {most}, not {quoted(value)}"
             )
-        session.searcher.tt.resize(session.searcher.tt.megabytes, slots)
-        return
-    if name.lower() == "clear hash":
-        session.searcher.tt.clear()
-        return
-    if name.lower() == "ponder":
+        table.resize(table.megabytes, slots)
+    elif name.lower() == "threads":
+        count = parse_count(value)
+        if count is None or not 1 <= count <= MAXIMUM_THREADS:
+            raise CommandError(f"option Threads needs a number of processes from 1 to "
+                               f"{MAXIMUM_THREADS}, not {quoted(value)}")
+        set_threads(session, count)
+    elif name.lower() == "clear hash":
+        table.clear()
+    elif name.lower() == "ponder":
         session.ponder_allowed = parse_check_value(name, value)
-        return
-    techniques = session.searcher.techniques
-    # A switch answers to its field's name and to its option's: null_move, NullMove.
-    wanted = name.lower().replace(" ", "_")
-    for field in dataclasses.fields(techniques):
-        if wanted in (field.name, option_name(field.name).lower()):
-            setattr(techniques, field.name, parse_check_value(name, value))
-            return
-    raise CommandError(f"unknown option {name!r} (the 'uci' command lists them)")
+    else:
+        apply_switch(session.searcher.techniques, name, value)
 
 
 def handle_setoption(session: Session, arguments: list[str]) -> None:
@@ -626,7 +647,8 @@ def handle_set(session: Session, arguments: list[str]) -> None:
 
 
 def handle_stats(session: Session, arguments: list[str]) -> None:
-    """Show what the last search did: the counters in the searcher's notes."""
+    """Show what the last search did: the counters in the searcher's notes, and the
+    helpers' nodes."""
     if session.is_searching():
         raise CommandError("a search is running (send 'stop' first)")
     notes = session.searcher.notes
@@ -636,10 +658,15 @@ def handle_stats(session: Session, arguments: list[str]) -> None:
         session.say(
             f"{'first-move cutoffs':20} {notes.first_move_cutoffs / notes.cutoffs:.1%}"
         )
+    # The helpers count only their nodes, sent when they stop.
+    helper_nodes = session.pool.nodes if session.pool is not None else 0
+    if session.pool is not None:
+        session.say(f"{'helper nodes':20} {helper_nodes:,}")
     elapsed = session.searcher.elapsed
     if elapsed > 0:
         session.say(f"{'time':20} {elapsed:.3f} s")
-        session.say(f"{'nodes per second':20} {notes.nodes / elapsed:,.0f}")
+        per_second = (notes.nodes + helper_nodes) / elapsed  # of every process
+        session.say(f"{'nodes per second':20} {per_second:,.0f}")
 
 
 COMMANDS: dict[str, tuple[Handler, str]] = {
@@ -676,3 +703,64 @@ BOUND_WORDS = {Bound.EXACT: "", Bound.LOWER: " lowerbound", Bound.UPPER: " upper
 
 # How a person's line marks a score that is only a bound.
 BOUND_SIGNS = {Bound.EXACT: "", Bound.LOWER: ">=", Bound.UPPER: "<="}
+
+# The Threads option counts processes, at most one per core.
+MAXIMUM_THREADS = os.cpu_count() or 1
+
+
+def set_threads(session: Session, count: int) -> None:
+    """Search with `count` processes: this one and `count - 1` helpers, which share
+    its table (then a SharedTable, emptied)."""
+    if count == session.threads:
+        return
+    end_parallel_search(session)
+    if count > 1:
+        session.searcher.tt = table_like(session.searcher.tt, shared=True)
+        session.pool = HelperPool(count - 1)
+        session.threads = count
+
+
+def end_parallel_search(session: Session) -> None:
+    """End the helper processes and remove the shared table's block from the system:
+    the engine searches alone again, with an empty table of the same size."""
+    if session.pool is not None:
+        session.pool.close()
+        session.pool = None
+    table = session.searcher.tt
+    if isinstance(table, SharedTable):
+        table.close()
+        session.searcher.tt = table_like(table, shared=False)
+    session.threads = 1
+
+
+def table_like(old: TranspositionTable, shared: bool) -> TranspositionTable:
+    """Return an empty table of `old`'s size and kind of slots, shared or not."""
+    table = SharedTable(old.megabytes) if shared else TranspositionTable(old.megabytes)
+    if old.slots_asked:
+        table.resize(old.megabytes, old.slots_asked)
+    table.buckets = old.buckets
+    return table
+
+
+def apply_switch(techniques: Techniques, name: str, value: str) -> None:
+    """Turn the technique called `name` on or off: `value` is true or false."""
+    # A switch answers to its field's name and to its option's: null_move, NullMove.
+    wanted = name.lower().replace(" ", "_")
+    for field in dataclasses.fields(techniques):
+        if wanted in (field.name, option_name(field.name).lower()):
+            setattr(techniques, field.name, parse_check_value(name, value))
+            return
+    raise CommandError(f"unknown option {name!r} (the 'uci' command lists them)")
+
+
+def tell_helpers(session: Session, message: Callable[[HelperPool], object]) -> None:
+    """Send `message` to the session's helpers, if any; if one has failed, end them
+    all and go on alone, saying so."""
+    if session.pool is None:
+        return
+    try:
+        message(session.pool)
+    except (OSError, EOFError) as error:  # a pipe broken or closed, or no answer
+        session.say(f"info string error: a helper process failed ({error!r}): "
+                    "searching alone from now on")
+        end_parallel_search(session)

@@ -1,7 +1,8 @@
 # Generated from the book by tools/literate, from chapters stage-05-alphabeta,
 # stage-06-quiescence, stage-07-uci, stage-08-tt, stage-08.1-tt-buckets, stage-09-pvs,
 # stage-10-null-move, stage-11-killers-history, stage-12-lmr, stage-13-evaluation,
-# stage-13.1-tuning, stage-14-extensions, stage-14.1-singular, stage-15-pruning.
+# stage-13.1-tuning, stage-14-extensions, stage-14.1-singular, stage-15-pruning,
+# stage-16-parallel.
 # Do not edit: change the chapters and run `make tangle`.
 
 """Looking ahead: negamax search with alpha-beta pruning.
@@ -500,7 +501,7 @@ class Searcher:
         return the best move and last result."""
         soft = self.prepare_to_think(position, limits)
         last: Iteration | None = None
-        for depth in range(1, depth_limit(limits) + 1):
+        for depth in range(self.first_depth, depth_limit(limits) + 1, self.depth_step):
             iteration = self.search_with_aspiration(position, depth, last, report)
             if iteration is None:
                 # Stopped before one root move was done: the last iteration stands
@@ -1071,6 +1072,12 @@ class Searcher:
             self.notes.futility_prunes += 1
             return True
         return False
+
+    # The depth of the first iteration, and how many plies each iteration goes deeper
+    # than the one before: 1 and 1 in the main process, 1 or 2 and 2 in a helper.
+    first_depth: int = 1
+
+    depth_step: int = 1
 
 
 # The deepest iteration iterative deepening will start (far beyond reach in Python).

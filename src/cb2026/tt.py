@@ -1,5 +1,5 @@
 # Generated from the book by tools/literate, from chapters stage-08-tt, stage-08.1-tt-
-# buckets.
+# buckets, stage-16-parallel.
 # Do not edit: change the chapters and run `make tangle`.
 
 """The transposition table: what the search learned about each position it visited.
@@ -18,8 +18,11 @@ really means 16 MB.
 
 from __future__ import annotations
 
+import os
+import secrets
 from array import array
 from enum import IntEnum
+from multiprocessing.shared_memory import SharedMemory
 from typing import NamedTuple
 
 from cb2026.move import Move
@@ -132,9 +135,11 @@ class TranspositionTable:
 
     def clear(self) -> None:
         """Forget everything stored."""
-        # Repeating a one-element array is done in C, at memset speed.
-        self.keys = array("Q", [0]) * self.size
-        self.data = array("Q", [0]) * self.size
+        # Repeating a one-element array is done in C, at memset speed.  The table reads
+        # the arrays through memoryviews, as the shared table reads its block of memory:
+        # one type for both, indexed as fast as an array.
+        self.keys = memoryview(array("Q", [0]) * self.size)
+        self.data = memoryview(array("Q", [0]) * self.size)
         self.generation = 0
 
     def new_search(self) -> None:
@@ -219,3 +224,99 @@ def entry_worth(packed: int, generation: int) -> int:
     # after the shift, which the same mask drops.
     age = (generation - (packed >> GENERATION_SHIFT)) & 0xFF
     return (packed >> DEPTH_SHIFT & 0xFF) - AGE_WEIGHT * age
+
+
+def block_name() -> str:
+    """Return a fresh name for a block of shared memory, with this process's id."""
+    return f"cb2026_{os.getpid()}_{secrets.token_hex(4)}"
+
+
+class SharedTable(TranspositionTable):
+    """A transposition table in a block of shared memory that several processes
+    search at once, without locks: each slot holds its key XOR its data."""
+
+    def __init__(self, megabytes: int = DEFAULT_HASH_MB, name: str = "") -> None:
+        """Create a table of `megabytes` in a new block, or, given a `name`, use the
+        block another process made under that name."""
+        self.block: SharedMemory | None = None
+        self.attached_to = name  # "" for the process that made the block and owns it
+        super().__init__(megabytes)
+
+    def clear(self) -> None:
+        """Forget everything stored: let go of the block and make (or attach) a new
+        one, which the system hands out filled with zeros."""
+        self.close()
+        if self.attached_to:
+            block = SharedMemory(self.attached_to)
+        else:
+            block = SharedMemory(block_name(), create=True,
+                                 size=self.size * BYTES_PER_ENTRY)
+        # Some systems hand out more than was asked (whole pages): every process
+        # counts the slots of the block itself, so that all of them agree.
+        self.size = block.size // BYTES_PER_ENTRY
+        self.block = block
+        assert block.buf is not None  # None only once the block is closed
+        words = block.buf.cast("Q")
+        self.keys = words[:self.size]  # the first half of the block,
+        self.data = words[self.size:2 * self.size]  # and the second
+        self.generation = 0
+
+    def close(self) -> None:
+        """Let go of the block; the process that made it also removes it."""
+        if self.block is None:
+            return
+        # A block refuses to close while a view of its memory is still in use.
+        self.keys.release()
+        self.data.release()
+        self.block.close()
+        if not self.attached_to:
+            self.block.unlink()
+        self.block = None
+
+    def probe(self, key: Key) -> Entry | None:
+        """Return the entry stored for `key`, or None; a half-written entry is None."""
+        keys = self.keys
+        data = self.data
+        for slot in self.slots_for(key):
+            # The data is read once: another process may write it again at any moment,
+            # and the fields returned must be those the key was checked against.
+            packed = data[slot]
+            if packed and keys[slot] ^ packed == key:
+                return unpack(key, packed)
+        return None
+
+    def slot_to_store(self, key: Key) -> int:
+        """Return the slot for `key`: the one it already has, a free one,
+        or the least valuable."""
+        slots = self.slots_for(key)
+        keys = self.keys
+        data = self.data
+        for slot in slots:
+            packed = data[slot]
+            if packed and keys[slot] ^ packed == key:
+                return slot
+        for slot in slots:
+            if not data[slot]:
+                return slot
+        generation = self.generation
+        return min(slots, key=lambda slot: entry_worth(data[slot], generation))
+
+    def store(self, key: Key, best_move: Move | None, score: int, depth: int,
+              bound: Bound, pv: bool) -> None:
+        """Store a search result for `key`, unless the slot holds
+        something worth more."""
+        slot = self.slot_to_store(key)
+        packed = self.data[slot]
+        same_key = packed != 0 and self.keys[slot] ^ packed == key
+        # Refused, as in chapter 8.1: another position's deeper result of this search.
+        if (packed and not same_key
+                and packed >> GENERATION_SHIFT & 0xFF == self.generation
+                and depth < packed >> DEPTH_SHIFT & 0xFF):
+            return
+        if best_move is None and same_key:
+            best_move = unpack(key, packed).best_move
+        packed = pack(best_move, score, depth, bound, self.generation, pv)
+        # Two writes, between which another process may read: the key goes in XOR the
+        # data it belongs with, so that it matches no other data.
+        self.keys[slot] = key ^ packed
+        self.data[slot] = packed
