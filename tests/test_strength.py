@@ -293,6 +293,16 @@ def test_a_snapshot_charts_only_its_own_stages(tmp_path: Path) -> None:
     assert [label.get_text() for label in axes.get_xticklabels()] == ["7"]
 
 
+def test_the_introduction_names_the_stages_still_to_play(tmp_path: Path) -> None:
+    # Chapters 8 and 8.1 exist, but only stage 7 has played: the chart shows 7, and the
+    # sentence under it names 8 and 8.1; stages that cannot play are not named.
+    chapters = ["stage-01-board", "stage-07-uci", "stage-08-tt", "stage-08.1-tt-buckets"]
+    write_chart_data(tmp_path, [STAGE_7], chapters)
+    _sentence, [axes], names = run_intro_cells(tmp_path)
+    assert names["unplayed"] == ["stage-08-tt", "stage-08.1-tt-buckets"]
+    assert [label.get_text() for label in axes.get_xticklabels()] == ["7"]
+
+
 def test_an_open_interval_is_an_arrow_and_a_lopsided_score_is_flagged(tmp_path: Path) -> None:
     # Every pair won: the interval has no upper end, and the score says little about Elo.
     swept = STAGE_8 | {"elo": {"difference": None, "lower": 250.0, "upper": None,
