@@ -303,6 +303,27 @@ def test_the_introduction_names_the_stages_still_to_play(tmp_path: Path) -> None
     assert [label.get_text() for label in axes.get_xticklabels()] == ["7"]
 
 
+def test_the_introduction_lists_the_parts_of_its_own_table_of_contents(
+        tmp_path: Path) -> None:
+    # A snapshot's table of contents holds its own chapters only: so does the list.
+    toc = {"format": "jb-book", "root": "intro",
+           "parts": [{"caption": "Part I: the rules",
+                      "chapters": [{"file": "chapters/stage-01-board"}]},
+                     {"caption": "Part II: searching",
+                      "chapters": [{"file": "chapters/stage-08.1-tt-buckets"}]}]}
+    (tmp_path / "_toc.yml").write_text(json.dumps(toc))  # JSON is YAML too
+    (tmp_path / "chapters").mkdir()
+    (tmp_path / "chapters" / "stage-01-board.md").write_text("---\n---\n\n# Stage 1: The board\n")
+    (tmp_path / "chapters" / "stage-08.1-tt-buckets.md").write_text(
+        "# Stage 8.1: Buckets: and a colon\n")
+    _sentence, _axes, names = run_intro_cells(tmp_path)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(tmp_path)  # the page's paths are relative to book/
+        listed = names["book_outline"](toc)
+    assert listed == ("- **Part I: the rules.** 1 The board\n"
+                      "- **Part II: searching.** 8.1 Buckets: and a colon")
+
+
 def test_an_open_interval_is_an_arrow_and_a_lopsided_score_is_flagged(tmp_path: Path) -> None:
     # Every pair won: the interval has no upper end, and the score says little about Elo.
     swept = STAGE_8 | {"elo": {"difference": None, "lower": 250.0, "upper": None,
