@@ -1,4 +1,4 @@
-"""Referees shared by the evaluation's tests (chapters 13 and 13.1).
+"""Referees shared by the tests of several stages (chapters 12 to 16).
 
 - `random_boards`: positions from random games (python-chess), openings to late endgames.
 - `stage_searches`: the searches of an earlier stage's engine, its package at its tag run
@@ -32,7 +32,8 @@ if tuned_weights:
     import cb2026.search
     cb2026.search.TUNED_WEIGHTS = {name: tuple(values)
                                    for name, values in tuned_weights.items()}
-print(json.dumps(search_results(techniques, json.loads(sys.argv[3]), int(sys.argv[4]))))
+print(json.dumps(search_results(techniques, json.loads(sys.argv[3]),
+                                json.loads(sys.argv[4]))))
 """
 
 
@@ -52,10 +53,11 @@ def random_boards(count: int, seed: int) -> list[chess.Board]:
 
 
 def search_results(
-    techniques: Any, positions: dict[str, str], depth: int
+    techniques: Any, positions: dict[str, str], depth: int | dict[str, int]
 ) -> dict[str, list[Any]]:
     """Return [move (UCI), score, nodes] by position name for a fresh searcher with
-    `techniques` (None: the default), deepening to `depth`."""
+    `techniques` (None: the default), deepening to `depth` (or to each position's
+    depth by name)."""
     from cb2026.limits import Limits
     from cb2026.move import move_to_uci
     from cb2026.position import Position
@@ -64,15 +66,15 @@ def search_results(
     results = {}
     for name, fen in positions.items():
         searcher = Searcher(techniques)
-        move, last = searcher.think(Position.from_fen(fen), Limits(depth=depth),
-                                    lambda _: None)
+        limits = Limits(depth=depth if isinstance(depth, int) else depth[name])
+        move, last = searcher.think(Position.from_fen(fen), limits, lambda _: None)
         assert move is not None and last is not None
         results[name] = [move_to_uci(move), last.score, searcher.notes.nodes]
     return results
 
 
 def folder_searches(
-    folder: Path, positions: dict[str, str], depth: int,
+    folder: Path, positions: dict[str, str], depth: int | dict[str, int],
     switches: dict[str, bool] | None = None,
     tuned_weights: dict[str, tuple[int, ...]] | None = None,
 ) -> dict[str, list[Any]]:
@@ -81,13 +83,13 @@ def folder_searches(
     if given, `tuned_weights` in place of the search's TUNED_WEIGHTS."""
     return json.loads(subprocess.run(
         [sys.executable, "-c", SEARCH_PROGRAM, str(folder),
-         str(Path(__file__).resolve().parent), json.dumps(positions), str(depth),
+         str(Path(__file__).resolve().parent), json.dumps(positions), json.dumps(depth),
          json.dumps(switches or {}), json.dumps(tuned_weights or {})],
         capture_output=True, text=True, check=True, timeout=600).stdout)
 
 
 def stage_searches(
-    stage: str, positions: dict[str, str], depth: int
+    stage: str, positions: dict[str, str], depth: int | dict[str, int]
 ) -> dict[str, list[Any]]:
     """Return search_results(None, positions, depth) by the engine of `stage`."""
     from literate.stages import package_folder

@@ -12,9 +12,6 @@ from __future__ import annotations
 
 import dataclasses
 import io
-import json
-import subprocess
-import sys
 
 import chess
 import pytest
@@ -34,8 +31,8 @@ from cb2026.search import (
     is_mate_score,
 )
 from literate.book import chapters_through
-from literate.stages import package_folder
 from positions import MATE_IN_THREE, SEARCH_POSITIONS, WIN_AT_CHESS
+from stage_referee import stage_searches
 
 pytestmark = pytest.mark.stage("stage-14-extensions")
 
@@ -146,24 +143,7 @@ def deepen(searcher: Searcher, fen: str, depth: int) -> tuple[str, int]:
 
 
 def test_with_check_extensions_off_the_search_is_the_previous_stages() -> None:
-    program = """
-import json, sys
-sys.path.insert(0, sys.argv[1])
-from cb2026.limits import Limits
-from cb2026.move import move_to_uci
-from cb2026.position import Position
-from cb2026.search import Searcher
-results = {}
-for name, fen in json.loads(sys.argv[2]).items():
-    searcher = Searcher()
-    move, last = searcher.think(Position.from_fen(fen), Limits(depth=4), lambda _: None)
-    results[name] = [move_to_uci(move), last.score, searcher.notes.nodes]
-print(json.dumps(results))
-"""
-    previous = json.loads(subprocess.run(
-        [sys.executable, "-c", program, str(package_folder(PREVIOUS_STAGE)),
-         json.dumps(SEARCH_POSITIONS)], capture_output=True, text=True, check=True,
-        timeout=300).stdout)
+    previous = stage_searches(PREVIOUS_STAGE, SEARCH_POSITIONS, 4)
     extended_somewhere = False
     for name, fen in SEARCH_POSITIONS.items():
         off = Searcher(extensions(False))

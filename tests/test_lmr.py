@@ -12,9 +12,6 @@ from __future__ import annotations
 import dataclasses
 import io
 import itertools
-import json
-import subprocess
-import sys
 
 import pytest
 
@@ -34,8 +31,8 @@ from cb2026.search import (
     Techniques,
     late_move_reduction,
 )
-from literate.stages import package_folder
 from positions import MATE_IN_THREE, MIDDLEGAME, SEARCH_POSITIONS
+from stage_referee import stage_searches
 
 pytestmark = pytest.mark.stage("stage-12-lmr")
 
@@ -181,24 +178,7 @@ def test_late_quiet_moves_out_of_check_and_only_they_are_reduced_as_the_rules_sa
 
 def test_with_lmr_off_the_search_is_chapter_11s() -> None:
     # Chapter 11's engine in its own process: same move, score and nodes.
-    program = """
-import json, sys
-sys.path.insert(0, sys.argv[1])
-from cb2026.limits import Limits
-from cb2026.move import move_to_uci
-from cb2026.position import Position
-from cb2026.search import Searcher
-results = {}
-for name, fen in json.loads(sys.argv[2]).items():
-    searcher = Searcher()
-    move, last = searcher.think(Position.from_fen(fen), Limits(depth=4), lambda _: None)
-    results[name] = [move_to_uci(move), last.score, searcher.notes.nodes]
-print(json.dumps(results))
-"""
-    folder = package_folder("stage-11-killers-history")
-    chapter_11 = json.loads(subprocess.run(
-        [sys.executable, "-c", program, str(folder), json.dumps(SEARCH_POSITIONS)],
-        capture_output=True, text=True, check=True, timeout=300).stdout)
+    chapter_11 = stage_searches("stage-11-killers-history", SEARCH_POSITIONS, 4)
     reduced_somewhere = False
     for name, fen in SEARCH_POSITIONS.items():
         for on in (False, True):

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import dataclasses
 import io
-import json
-import subprocess
 import sys
 from collections import Counter
 from dataclasses import field
@@ -42,9 +40,9 @@ from cb2026.search import (
 )
 from cb2026.see import see
 from literate.book import chapters_through
-from literate.stages import package_folder
 from positions import MATE_IN_THREE, SEARCH_POSITIONS, WIN_AT_CHESS
 from see_referee import VALUES, cheapest_first_result, exchange_result
+from stage_referee import stage_searches
 
 pytestmark = pytest.mark.stage("stage-15-pruning")
 
@@ -81,26 +79,9 @@ def deepen(searcher: Searcher, fen: str, depth: int) -> tuple[str, int]:
 
 
 def test_with_pruning_off_the_search_is_the_previous_stages() -> None:
-    program = """
-import json, sys
-sys.path.insert(0, sys.argv[1])
-from cb2026.limits import Limits
-from cb2026.move import move_to_uci
-from cb2026.position import Position
-from cb2026.search import Searcher
-results = {}
-for name, (fen, depth) in json.loads(sys.argv[2]).items():
-    searcher = Searcher()
-    move, last = searcher.think(Position.from_fen(fen), Limits(depth=depth),
-                                lambda _: None)
-    results[name] = [move_to_uci(move), last.score, searcher.notes.nodes]
-print(json.dumps(results))
-"""
     searches = {name: (fen, depth) for name, fen, depth in INSPECTED}
-    previous = json.loads(subprocess.run(
-        [sys.executable, "-c", program, str(package_folder(PREVIOUS_STAGE)),
-         json.dumps(searches)], capture_output=True, text=True, check=True,
-        timeout=600).stdout)
+    previous = stage_searches(PREVIOUS_STAGE, {name: fen for name, fen, _ in INSPECTED},
+                              {name: depth for name, _, depth in INSPECTED})
     pruned: Counter[str] = Counter()
     for name, (fen, depth) in searches.items():
         off = Searcher(pruning(False))

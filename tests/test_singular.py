@@ -13,9 +13,6 @@ from __future__ import annotations
 
 import dataclasses
 import io
-import json
-import subprocess
-import sys
 from dataclasses import field
 
 import pytest
@@ -39,8 +36,8 @@ from cb2026.search import (
 )
 from cb2026.tt import Bound, Entry
 from literate.book import chapters_through
-from literate.stages import package_folder
 from positions import SEARCH_POSITIONS, WIN_AT_CHESS
+from stage_referee import stage_searches
 
 pytestmark = pytest.mark.stage("stage-14.1-singular")
 
@@ -208,26 +205,8 @@ class Inspector(Searcher):
 
 
 def test_with_singular_extensions_off_the_search_is_the_previous_stages() -> None:
-    program = f"""
-import json, sys
-sys.path.insert(0, sys.argv[1])
-from cb2026.limits import Limits
-from cb2026.move import move_to_uci
-from cb2026.position import NULL_MOVE, Position
-from cb2026.search import Searcher
-results = {{}}
-for name, fen in json.loads(sys.argv[2]).items():
-    searcher = Searcher()
-    move, last = searcher.think(Position.from_fen(fen), Limits(depth={DEPTH}),
-                                lambda _: None)
-    results[name] = [move_to_uci(move), last.score, searcher.notes.nodes]
-print(json.dumps(results))
-"""
     positions = {"endgame": ENDGAME, "WAC.006": ROOK_ENDING}
-    previous = json.loads(subprocess.run(
-        [sys.executable, "-c", program, str(package_folder(PREVIOUS_STAGE)),
-         json.dumps(positions)], capture_output=True, text=True, check=True,
-        timeout=300).stdout)
+    previous = stage_searches(PREVIOUS_STAGE, positions, DEPTH)
     for name, fen in positions.items():
         off = Searcher(singular(False))
         assert [*deepen(off, fen, DEPTH), off.notes.nodes] == previous[name], name
