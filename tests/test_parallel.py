@@ -20,6 +20,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 
 import chess
 import pytest
@@ -193,82 +194,88 @@ def test_stop_ends_every_helper_within_100_ms() -> None:
         table.close()
 
 
-def test_threads_1_is_the_previous_stage_node_for_node() -> None:
-    positions = {name: SEARCH_POSITIONS[name] for name in ("start", "kiwipete", "endgame")}
+@contextmanager
+def engine_session(*commands: str) -> Iterator[tuple[Session, io.StringIO]]:
+    """A session and its output, after `uci` and `commands`; on leaving, whatever
+    happened, its helpers end and its shared table's block is removed."""
     output = io.StringIO()
     session = Session(output)
-    # There and back: Threads 1 after Threads 2 searches alone, with a plain table.
-    execute(session, "uci")
-    execute(session, "setoption name Threads value 2")
-    assert isinstance(session.searcher.tt, SharedTable) and session.pool is not None
-    execute(session, "setoption name Threads value 1")
-    assert session.pool is None and not isinstance(session.searcher.tt, SharedTable)
-    # The session's own searches, each from an empty table as a fresh searcher's.
-    results = {}
-    for name, fen in positions.items():
-        for command in ("ucinewgame", f"position fen {fen}", "go depth 5"):
+    try:
+        for command in ("uci", *commands):
             execute(session, command)
-        assert session.search_thread is not None
-        session.search_thread.join()
-        lines = output.getvalue().splitlines()
-        words = [line for line in lines if line.startswith("info depth 5 ")][-1].split()
-        assert words[words.index("score") + 1] == "cp"
-        results[name] = [lines[-1].split()[1], int(words[words.index("score") + 2]),
-                         session.searcher.notes.nodes]
+        yield session, output
+    finally:
+        end_parallel_search(session)
+
+
+def searched(session: Session, output: io.StringIO, *commands: str,
+             timeout: float | None = None) -> list[str]:
+    """Run `commands`, the last a `go` that ends by itself; wait for the search to end
+    and return all the lines the session has written."""
+    for command in commands:
+        execute(session, command)
+    assert session.search_thread is not None
+    session.search_thread.join(timeout=timeout)
+    assert not session.search_thread.is_alive(), commands
+    return output.getvalue().splitlines()
+
+
+def centipawns_at(lines: list[str], depth: int) -> int:
+    """The score of the last `info` line of `depth`, which must not be a mate."""
+    info = [line for line in lines if line.startswith(f"info depth {depth} ")][-1]
+    words = info.split()
+    assert words[words.index("score") + 1] == "cp", info
+    return int(words[words.index("score") + 2])
+
+
+def test_threads_1_is_the_previous_stage_node_for_node() -> None:
+    positions = {name: SEARCH_POSITIONS[name] for name in ("start", "kiwipete", "endgame")}
+    # There and back: Threads 1 after Threads 2 searches alone, with a plain table.
+    with engine_session("setoption name Threads value 2") as (session, output):
+        assert isinstance(session.searcher.tt, SharedTable) and session.pool is not None
+        execute(session, "setoption name Threads value 1")
+        assert session.pool is None and not isinstance(session.searcher.tt, SharedTable)
+        # The session's own searches, each from an empty table as a fresh searcher's.
+        results = {}
+        for name, fen in positions.items():
+            lines = searched(session, output, "ucinewgame", f"position fen {fen}",
+                             "go depth 5")
+            results[name] = [lines[-1].split()[1], centipawns_at(lines, 5),
+                             session.searcher.notes.nodes]
     assert results == stage_searches(PREVIOUS_STAGE, positions, 5)
 
 
 def test_threads_2_plays_legal_moves_with_sane_scores() -> None:
-    output = io.StringIO()
-    session = Session(output)
-    try:
-        execute(session, "uci")
-        execute(session, "setoption name Threads value 2")
+    with engine_session("setoption name Threads value 2") as (session, output):
         assert session.pool is not None
         pids = [process.pid for process in session.pool.processes]
         for name, fen in SEARCH_POSITIONS.items():
-            execute(session, f"position fen {fen}")
-            execute(session, "go depth 4")
-            assert session.search_thread is not None
-            session.search_thread.join()
-            lines = output.getvalue().splitlines()
+            lines = searched(session, output, f"position fen {fen}", "go depth 4")
             best = lines[-1].split()[1]
             assert chess.Move.from_uci(best) in chess.Board(fen).legal_moves, name
             alone = Searcher()
             _, last = alone.think(Position.from_fen(fen), Limits(depth=4),
                                   lambda _: None)
             assert last is not None
-            info = [line for line in lines if line.startswith("info depth 4 ")][-1]
-            words = info.split()
-            assert words[words.index("score") + 1] == "cp", info  # no mate here
-            score = int(words[words.index("score") + 2])
+            score = centipawns_at(lines, 4)  # no mate here
             # Not a mate where there is none, and near the score of one process.
             assert abs(score) < MATE_THRESHOLD and abs(score - last.score) <= 200, name
         assert session.pool.nodes > 0
         # The helper processes were started once, and reused by every search.
         assert [process.pid for process in session.pool.processes] == pids
-    finally:
-        end_parallel_search(session)
 
 
 def test_a_new_block_reaches_the_helpers() -> None:
     # Hash, Clear Hash and ucinewgame give the table a new block; the helper must search
     # in it (the block its process has mapped, /proc/PID/maps) and the old one must be
     # gone from /dev/shm.
-    output = io.StringIO()
-    session = Session(output)
-    try:
-        execute(session, "uci")
-        execute(session, "setoption name Threads value 2")
+    with engine_session("setoption name Threads value 2") as (session, output):
         assert session.pool is not None
         helper = session.pool.processes[0]
         for command in ("isready", "setoption name Hash value 2",
                         "setoption name Clear Hash", "ucinewgame"):
-            execute(session, command)
-            execute(session, f"position fen {SEARCH_POSITIONS['middlegame']}")
-            execute(session, "go depth 3")
-            assert session.search_thread is not None
-            session.search_thread.join()
+            searched(session, output, command,
+                     f"position fen {SEARCH_POSITIONS['middlegame']}", "go depth 3")
             table = session.searcher.tt
             assert isinstance(table, SharedTable) and table.block is not None
             mapped = {line.split()[-1] for line in pathlib.Path(
@@ -279,38 +286,30 @@ def test_a_new_block_reaches_the_helpers() -> None:
             assert left == [table.block.name], (command, left)
             assert session.pool.nodes > 0, command
         assert table.size == 2 * 2**20 // 16  # Hash 2
-    finally:
-        end_parallel_search(session)
 
 
 def test_a_helper_that_dies_leaves_the_engine_answering() -> None:
     # The project's rule: nothing may leave the engine without an answer.  A helper
     # killed between searches (its pipe broken at the next `go`), then one killed
     # during a search (no answer to `stop`): each search still ends in a legal bestmove.
-    output = io.StringIO()
-    session = Session(output)
-    try:
-        execute(session, "uci")
+    with engine_session() as (session, output):
         for moment in ("between searches", "during a search"):
             execute(session, "setoption name Threads value 2")
             assert session.pool is not None
             helper = session.pool.processes[0]
+            position = f"position fen {SEARCH_POSITIONS['middlegame']}"
             if moment == "between searches":
                 helper.kill()
                 helper.join()
-            execute(session, f"position fen {SEARCH_POSITIONS['middlegame']}")
-            execute(session, "go depth 3" if moment == "between searches"
-                    else "go infinite")
-            if moment == "during a search":
+                lines = searched(session, output, position, "go depth 3", timeout=30)
+            else:
+                execute(session, position)
+                execute(session, "go infinite")
                 time.sleep(0.5)
                 helper.kill()
                 helper.join()
                 execute(session, "stop")  # returns once bestmove is sent
-            else:
-                assert session.search_thread is not None
-                session.search_thread.join(timeout=30)
-                assert not session.search_thread.is_alive(), moment
-            lines = output.getvalue().splitlines()
+                lines = output.getvalue().splitlines()
             assert lines[-1].startswith("bestmove"), (moment, lines[-3:])
             best = lines[-1].split()[1]
             board = chess.Board(SEARCH_POSITIONS["middlegame"])
@@ -321,8 +320,6 @@ def test_a_helper_that_dies_leaves_the_engine_answering() -> None:
             assert session.pool is None and session.threads == 1, moment
             execute(session, "isready")
             assert output.getvalue().splitlines()[-1] == "readyok"
-    finally:
-        end_parallel_search(session)
 
 
 def test_the_threads_option() -> None:
