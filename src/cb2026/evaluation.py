@@ -116,14 +116,14 @@ def build_phase_tables(
 Score = tuple[int, int]
 
 # Bonus for a passed pawn by its rank counted from its own side (0: the first rank).
-PASSED_MIDDLEGAME: tuple[int, ...] = (0, 5, 10, 15, 25, 40, 60, 0)
-PASSED_ENDGAME: tuple[int, ...] = (0, 10, 15, 25, 45, 75, 115, 0)
+PASSED_MIDDLEGAME: tuple[int, ...] = (0, 1, 12, 8, 31, 38, 185, 0)
+PASSED_ENDGAME: tuple[int, ...] = (0, 34, 11, 45, 52, 73, 118, 0)
 # Middlegame, endgame: no pawn of its own side on a neighbouring file.
-ISOLATED: tuple[int, ...] = (-10, -15)
+ISOLATED: tuple[int, ...] = (-25, -8)
 # For each pawn beyond the first on a file.
-DOUBLED: tuple[int, ...] = (-10, -20)
+DOUBLED: tuple[int, ...] = (6, -16)
 # Behind its neighbours, its advance covered by an enemy pawn.
-BACKWARD: tuple[int, ...] = (-8, -10)
+BACKWARD: tuple[int, ...] = (-20, -6)
 
 
 def side_pawn_structure(own: list[Square], enemy: list[Square]) -> Score:
@@ -239,8 +239,8 @@ class PawnTable:
 PAWN_HASH: PawnTable = PawnTable()
 
 # Per piece type, per safe square beyond MOBILITY_BASE.
-MOBILITY_MIDDLEGAME: tuple[int, ...] = (0, 0, 4, 5, 2, 1, 0)
-MOBILITY_ENDGAME: tuple[int, ...] = (0, 0, 4, 5, 4, 2, 0)
+MOBILITY_MIDDLEGAME: tuple[int, ...] = (0, 0, 6, 10, 7, 4, 0)
+MOBILITY_ENDGAME: tuple[int, ...] = (0, 0, 6, 3, 2, 1, 0)
 
 # About the squares a piece has in an ordinary middlegame: mobility is a bonus
 # above it and a malus below it, and adds nothing on average to the material.
@@ -250,7 +250,7 @@ ATTACK_UNITS: tuple[int, ...] = (0, 0, 2, 2, 3, 5, 0)
 KING_ATTACK_LIMIT = 400  # the largest penalty for attacks on the king's squares
 
 # Middlegame only: a pawn one square, or two squares, in front of the king.
-SHIELD: tuple[int, ...] = (10, 5)
+SHIELD: tuple[int, ...] = (26, 26)
 
 
 def build_king_zones() -> list[list[int]]:
@@ -321,11 +321,11 @@ def build_piece_rays() -> list[tuple[Rays, ...]]:
 PIECE_RAYS: list[tuple[Rays, ...]] = build_piece_rays()
 
 # Middlegame, endgame.
-BISHOP_PAIR: tuple[int, ...] = (30, 50)
+BISHOP_PAIR: tuple[int, ...] = (40, 80)
 # Middlegame, endgame: no pawn at all on the rook's file.
-ROOK_OPEN_FILE: tuple[int, ...] = (25, 10)
+ROOK_OPEN_FILE: tuple[int, ...] = (50, -10)
 # Middlegame, endgame: no pawn of its own side there.
-ROOK_HALF_OPEN_FILE: tuple[int, ...] = (10, 5)
+ROOK_HALF_OPEN_FILE: tuple[int, ...] = (11, 9)
 
 
 def piece_terms(
@@ -429,8 +429,8 @@ def evaluate_position(
 
 # Fitted by this chapter's tuner (weights_source prints the lines), per piece type
 # (index: pawn 1 ... king 6).
-MIDDLEGAME_PIECE_VALUES: tuple[int, ...] = (0, 100, 320, 330, 500, 900, 0)
-ENDGAME_PIECE_VALUES: tuple[int, ...] = (0, 100, 320, 330, 500, 900, 0)
+MIDDLEGAME_PIECE_VALUES: tuple[int, ...] = (0, 80, 460, 491, 595, 1228, 0)
+ENDGAME_PIECE_VALUES: tuple[int, ...] = (0, 90, 311, 319, 562, 1063, 0)
 
 MIDDLEGAME_VALUES, ENDGAME_VALUES = build_phase_tables(
     MIDDLEGAME_PIECE_VALUES, ENDGAME_PIECE_VALUES)
