@@ -136,8 +136,13 @@ def info_fields(line: str) -> dict[str, str]:
             fields["pv"] = " ".join(words[index + 1:])
             break
         if words[index] == "score":
-            fields["score"] = " ".join(words[index + 1:index + 3])
-            index += 3
+            # "cp 20" or "mate 3", and a failed aspiration window's "lowerbound" or
+            # "upperbound" after it.
+            end = index + 3
+            if end < len(words) and words[end] in ("lowerbound", "upperbound"):
+                end += 1
+            fields["score"] = " ".join(words[index + 1:end])
+            index = end
         else:
             fields[words[index]] = words[index + 1]
             index += 2
