@@ -5,10 +5,13 @@
   in a process of its own, which a switch that gives back that stage must equal node for
   node; `search_results` makes the same searches with the engine under test, and
   `folder_searches` with the engine in a given folder (a compiled build), switches set.
+- `switched_off`: later chapters' switches off, those the engine under test has, so that
+  the newest engine and a stage's snapshot can both be compared with an earlier stage.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 import subprocess
@@ -50,6 +53,15 @@ def random_boards(count: int, seed: int) -> list[chess.Board]:
         if not board.is_game_over():
             boards.append(board)
     return boards
+
+
+def switched_off(*names: str) -> dict[str, bool]:
+    """Return False for each of `names` that is a switch (a field of Techniques) of the
+    engine under test; the others, techniques of chapters after its stage, are left out."""
+    from cb2026.search import Techniques
+
+    switches = {field.name for field in dataclasses.fields(Techniques)}
+    return {name: False for name in names if name in switches}
 
 
 def search_results(

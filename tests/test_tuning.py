@@ -64,13 +64,19 @@ from cb2026.tuning import (
 )
 from literate.stages import package_folder
 from positions import SEARCH_POSITIONS
-from stage_referee import random_boards, search_results, stage_searches
+from stage_referee import random_boards, search_results, stage_searches, switched_off
 
 pytestmark = pytest.mark.stage("stage-13.1-tuning")
 
 # The stage whose evaluation the Tuned switch gives back.
 HAND_STAGE = "stage-13-evaluation"
 DATA = Path(__file__).resolve().parents[1] / "book" / "data" / "stage-13.1-tuning"
+# The techniques of chapters 14 and 15, where the engine under test has them: off, so
+# that the searches compared with chapter 13's differ by the weights alone.
+LATER_TECHNIQUES = switched_off(
+    "check_extensions", "single_reply_extensions", "singular_extensions",
+    "quiescence_see", "delta_pruning", "reverse_futility", "futility",
+    "late_move_pruning", "improving")
 
 
 @pytest.fixture(autouse=True)
@@ -299,7 +305,7 @@ def test_with_tuned_off_the_search_is_chapter_13s_node_for_node() -> None:
     for name, values in constants.items():
         assert list(HAND_WEIGHTS[name]) == values, name
     assert len(constants) == len(TUNABLE) - 2
-    off = search_results(dataclasses.replace(Techniques(), tuned=False),
+    off = search_results(dataclasses.replace(Techniques(), tuned=False, **LATER_TECHNIQUES),
                          SEARCH_POSITIONS, depth)
     assert off == previous
 
@@ -307,14 +313,15 @@ def test_with_tuned_off_the_search_is_chapter_13s_node_for_node() -> None:
 def test_tuned_off_after_a_search_with_another_set_is_chapter_13s(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # Until the fit is pasted in, the tuned literals are chapter 13's, and the test above
-    # cannot fail for a switch that does nothing.  Another set in their place makes the
-    # switch work: searched first, it fills its own pawn table, which Tuned off must not
-    # read.
+    # Were the tuned literals chapter 13's (as before the fit was pasted in), the test
+    # above could not fail for a switch that does nothing.  Another set in their place
+    # makes the switch work whatever the literals: searched first, it fills its own pawn
+    # table, which Tuned off must not read.
     monkeypatch.setattr(search_module, "TUNED_WEIGHTS", perturbed(HAND_WEIGHTS, 7))
     depth = 3
-    on = search_results(Techniques(), SEARCH_POSITIONS, depth)
-    off = search_results(dataclasses.replace(Techniques(), tuned=False),
+    on = search_results(dataclasses.replace(Techniques(), **LATER_TECHNIQUES),
+                        SEARCH_POSITIONS, depth)
+    off = search_results(dataclasses.replace(Techniques(), tuned=False, **LATER_TECHNIQUES),
                          SEARCH_POSITIONS, depth)
     assert off == stage_searches(HAND_STAGE, SEARCH_POSITIONS, depth)
     assert on != off

@@ -7,21 +7,29 @@ that `use_weights` puts in place as the plain Python engine does.
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
 
 import cb2026.search as search_module
 from cb2026.evaluation import HAND_WEIGHTS
+from cb2026.search import Techniques
 from compile_engine import build_compiled, missing_compiler
 from make_tuning_set import candidates, pgn_files
 from positions import SEARCH_POSITIONS
-from stage_referee import folder_searches, search_results, stage_searches
+from stage_referee import folder_searches, search_results, stage_searches, switched_off
 
 pytestmark = [pytest.mark.stage("stage-13.1-tuning"), pytest.mark.tooling]
 
 # The stage whose evaluation the Tuned switch gives back.
 HAND_STAGE = "stage-13-evaluation"
+# The techniques of chapters 14 and 15, where the engine under test has them: off, so
+# that the searches compared with chapter 13's differ by the weights alone.
+LATER_TECHNIQUES = switched_off(
+    "check_extensions", "single_reply_extensions", "singular_extensions",
+    "quiescence_see", "delta_pruning", "reverse_futility", "futility",
+    "late_move_pruning", "improving")
 
 
 def test_the_set_reads_the_games_of_named_stages_up_to_13_only(tmp_path: Path) -> None:
@@ -52,8 +60,8 @@ def test_each_position_keeps_the_opening_of_its_first_game(tmp_path: Path) -> No
     assert openings[8:] == ["games.pgn#3"] * 3  # no Opening header: the game itself
 
 
-# A weight set unlike chapter 13's, for the tests to put in place of the tuned one
-# while the tuned literals are still chapter 13's.
+# A weight set unlike chapter 13's and unlike the tuned one, for the tests to put in
+# place of the tuned one: the switch then works whatever the tuned literals are.
 OTHER_WEIGHTS = dict(HAND_WEIGHTS, MOBILITY_MIDDLEGAME=(0, 0, 8, 9, 5, 3, 0),
                      PASSED_ENDGAME=(0, 20, 30, 45, 70, 110, 160, 0),
                      ENDGAME_PIECE_VALUES=(0, 120, 300, 320, 520, 950, 0))
@@ -61,7 +69,7 @@ OTHER_WEIGHTS = dict(HAND_WEIGHTS, MOBILITY_MIDDLEGAME=(0, 0, 8, 9, 5, 3, 0),
 
 @pytest.mark.slow
 def test_the_compiled_build_puts_the_weights_in_place_too(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, pytestconfig: pytest.Config,
 ) -> None:
     # Compiled code reads a module's names that are not Final from the module at each
     # use, so use_weights reaches it: with Tuned off the compiled engine is chapter 13's,
@@ -69,9 +77,13 @@ def test_the_compiled_build_puts_the_weights_in_place_too(
     reason = missing_compiler()
     if reason:
         pytest.skip(f"no compiled build possible here: {reason}")
-    depth, folder = 4, build_compiled()
-    off = folder_searches(folder, SEARCH_POSITIONS, depth, {"tuned": False}, OTHER_WEIGHTS)
+    # The compiled build of the engine under test (with --stage, that stage's), which
+    # has the switches LATER_TECHNIQUES names.
+    depth, folder = 4, build_compiled(pytestconfig.option.stage)
+    off = folder_searches(folder, SEARCH_POSITIONS, depth,
+                          {"tuned": False, **LATER_TECHNIQUES}, OTHER_WEIGHTS)
     assert off == stage_searches(HAND_STAGE, SEARCH_POSITIONS, depth)
-    on = folder_searches(folder, SEARCH_POSITIONS, depth, None, OTHER_WEIGHTS)
+    on = folder_searches(folder, SEARCH_POSITIONS, depth, LATER_TECHNIQUES, OTHER_WEIGHTS)
     monkeypatch.setattr(search_module, "TUNED_WEIGHTS", OTHER_WEIGHTS)
-    assert on == search_results(None, SEARCH_POSITIONS, depth) != off
+    assert on == search_results(dataclasses.replace(Techniques(), **LATER_TECHNIQUES),
+                                SEARCH_POSITIONS, depth) != off
