@@ -1,4 +1,4 @@
-"""Referees shared by the tests of several stages (chapters 12 to 16).
+"""Referees shared by the tests of several stages (chapters 5 to 16).
 
 - `random_boards`: positions from random games (python-chess), openings to late endgames.
 - `stage_searches`: the searches of an earlier stage's engine, its package at its tag run
@@ -6,7 +6,8 @@
   node; `search_results` makes the same searches with the engine under test, and
   `folder_searches` with the engine in a given folder (a compiled build), switches set.
 - `switched_off`: later chapters' switches off, those the engine under test has, so that
-  the newest engine and a stage's snapshot can both be compared with an earlier stage.
+  the newest engine and a stage's snapshot can both be compared with an earlier stage;
+  `FORWARD_PRUNING` and `MAIN_SEARCH_PRUNING` name chapter 15's switches for it.
 """
 
 from __future__ import annotations
@@ -38,6 +39,11 @@ if tuned_weights:
 print(json.dumps(search_results(techniques, json.loads(sys.argv[3]),
                                 json.loads(sys.argv[4]))))
 """
+
+# Chapter 15's forward pruning in the main search: nodes and quiet moves left unsearched.
+MAIN_SEARCH_PRUNING = ("reverse_futility", "futility", "late_move_pruning")
+# ... and with the quiescence search's two (captures left out), all of chapter 15's pruning.
+FORWARD_PRUNING = ("quiescence_see", "delta_pruning", *MAIN_SEARCH_PRUNING)
 
 
 def random_boards(count: int, seed: int) -> list[chess.Board]:

@@ -43,7 +43,13 @@ from cb2026.position import Position
 from cb2026.search import MATE_THRESHOLD, Searcher, Techniques
 from literate.book import chapters_through
 from positions import MIDDLEGAME, SEARCH_POSITIONS
-from stage_referee import random_boards, search_results, stage_searches
+from stage_referee import (
+    FORWARD_PRUNING,
+    random_boards,
+    search_results,
+    stage_searches,
+    switched_off,
+)
 
 pytestmark = pytest.mark.stage("stage-13-evaluation")
 
@@ -403,10 +409,7 @@ def test_with_evaluation_off_the_search_is_the_previous_stages_node_for_node() -
     # Later stages' search techniques (check extensions, chapter 14; forward pruning,
     # chapter 15) off where the stage has them: the previous stage is the one before
     # chapter 13.
-    later = {name: False for name in ("check_extensions", "quiescence_see",
-                                      "delta_pruning", "reverse_futility", "futility",
-                                      "late_move_pruning")
-             if name in {field.name for field in dataclasses.fields(Techniques)}}
+    later = switched_off("check_extensions", *FORWARD_PRUNING)
     off = search_results(dataclasses.replace(Techniques(), evaluation=False, **later),
                          SEARCH_POSITIONS, depth)
     assert off == previous

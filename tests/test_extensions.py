@@ -32,7 +32,7 @@ from cb2026.search import (
 )
 from literate.book import chapters_through
 from positions import MATE_IN_THREE, SEARCH_POSITIONS, WIN_AT_CHESS
-from stage_referee import stage_searches
+from stage_referee import FORWARD_PRUNING, stage_searches, switched_off
 
 pytestmark = pytest.mark.stage("stage-14-extensions")
 
@@ -51,9 +51,7 @@ CHECKS_BOTH_WAYS = WIN_AT_CHESS["WAC.058"][0]
 # searches: off, so that these tests see stage 14's search (the node-for-node comparison
 # with the previous stage needs it). WAC.143's mate at depth 3 is still found with it on:
 # tests/test_pruning.py checks that.
-NO_PRUNING = {name: False for name in ("quiescence_see", "delta_pruning", "reverse_futility",
-                                       "futility", "late_move_pruning")
-              if name in {field.name for field in dataclasses.fields(Techniques)}}
+NO_PRUNING = switched_off(*FORWARD_PRUNING)
 
 
 def extensions(check: bool, single_reply: bool = False) -> Techniques:

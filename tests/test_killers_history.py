@@ -40,6 +40,7 @@ from cb2026.search import Searcher, Techniques, minimax
 from cb2026.see import see
 from positions import KIWIPETE, MIDDLEGAME, PERFT_POSITIONS, SEARCH_POSITIONS
 from see_referee import cheapest_first_result, exchange_positions, exchange_result
+from stage_referee import MAIN_SEARCH_PRUNING, switched_off
 from test_search_alphabeta import RANDOM, SMALL
 
 pytestmark = pytest.mark.stage("stage-11-killers-history")
@@ -271,9 +272,7 @@ def exact(*names: str) -> Techniques:
     (it carries bounds across paths), no null move (it passes), no check extensions
     (chapter 14, where the stage has them: they search deeper), no forward pruning
     (chapter 15, where the stage has it: it skips moves), with `names` off."""
-    later = [name for name in ("check_extensions", "reverse_futility", "futility",
-                               "late_move_pruning")
-             if name in {field.name for field in dataclasses.fields(Techniques)}]
+    later = switched_off("check_extensions", *MAIN_SEARCH_PRUNING)
     return without("quiescence", "tt", "null_move", "aspiration", *later, *names)
 
 

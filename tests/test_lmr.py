@@ -32,7 +32,7 @@ from cb2026.search import (
     late_move_reduction,
 )
 from positions import MATE_IN_THREE, MIDDLEGAME, SEARCH_POSITIONS
-from stage_referee import stage_searches
+from stage_referee import FORWARD_PRUNING, stage_searches, switched_off
 
 pytestmark = pytest.mark.stage("stage-12-lmr")
 
@@ -46,17 +46,13 @@ MISLED = "r1bqkb1r/ppppppp1/7n/4n2p/1P1P1P2/2N5/P1PKP1PP/R1BQ1BNR b kq - 0 5"
 # written for (the comparison with chapter 11's engine, the misled reduction, and the
 # reductions of more than one ply, which with it Kiwipete at depth 5 no longer makes; at
 # depth 6 it does): they search with the evaluation of chapters 5 and 6, as stage 12 did.
-EARLIER_EVALUATION = {name: False for name in ("evaluation",)
-                      if name in {field.name for field in dataclasses.fields(Techniques)}}
+EARLIER_EVALUATION = switched_off("evaluation")
 # Chapter 14's check extensions (where the stage has them) search a checking move a ply
 # deeper and never reduce it, which the rules of these tests do not know: off.
-NO_EXTENSIONS = {name: False for name in ("check_extensions",)
-                 if name in {field.name for field in dataclasses.fields(Techniques)}}
+NO_EXTENSIONS = switched_off("check_extensions")
 # Chapter 15's forward pruning (where the stage has it) skips late quiet moves, which the
 # rules of these tests expect to be searched, reduced or not: off.
-NO_PRUNING = {name: False for name in ("quiescence_see", "delta_pruning",
-                                       "reverse_futility", "futility", "late_move_pruning")
-              if name in {field.name for field in dataclasses.fields(Techniques)}}
+NO_PRUNING = switched_off(*FORWARD_PRUNING)
 
 
 def lmr(on: bool) -> Techniques:

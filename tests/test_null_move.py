@@ -40,6 +40,7 @@ from positions import (
     SEARCH_POSITIONS,
     TREBUCHET,
 )
+from stage_referee import FORWARD_PRUNING, MAIN_SEARCH_PRUNING, switched_off
 from test_search_alphabeta import SMALL
 
 pytestmark = pytest.mark.stage("stage-10-null-move")
@@ -50,12 +51,6 @@ STOCKFISH = Path("/usr/games/stockfish")
 def without(*names: str) -> Techniques:
     """Return the default techniques with `names` switched off."""
     return dataclasses.replace(Techniques(), **dict.fromkeys(names, False))
-
-
-def switched_off(*names: str) -> list[str]:
-    """Return those of `names` that are switches of the stage under test."""
-    present = {field.name for field in dataclasses.fields(Techniques)}
-    return [name for name in names if name in present]
 
 
 def state(position: Position) -> tuple[object, ...]:
@@ -199,9 +194,7 @@ def test_with_the_null_move_off_the_score_is_minimaxs(fen: str) -> None:
     depth = NULL_MOVE_DEPTH  # deep enough for a pass to be allowed, were it on
     # Check extensions (chapter 14, where the stage has them) search deeper than minimax;
     # forward pruning (chapter 15, where the stage has it) skips moves that minimax searches.
-    later = [name for name in ("check_extensions", "reverse_futility", "futility",
-                               "late_move_pruning")
-             if name in {field.name for field in dataclasses.fields(Techniques)}]
+    later = switched_off("check_extensions", *MAIN_SEARCH_PRUNING)
     techniques = without("quiescence", "tt", "aspiration", "null_move", *later)
     searcher = Searcher(techniques)
     assert searcher.search(Position.from_fen(fen), depth)[0] == minimax(
@@ -211,7 +204,7 @@ def test_with_the_null_move_off_the_score_is_minimaxs(fen: str) -> None:
 
 # From chapter 12 on: late move reductions switched off, for the tests that need every move
 # searched to the full depth (a mate whose moves are reduced is found plies later).
-NO_LMR = {"lmr": False} if "lmr" in {field.name for field in dataclasses.fields(Techniques)} else {}
+NO_LMR = switched_off("lmr")
 
 
 def test_mates_are_still_found() -> None:
@@ -251,8 +244,7 @@ KING_ON_A1 = "2kr3r/ppp1qppp/2n1bn2/2b1p3/8/2NP1N2/PPPBBPPP/K2RQ2R w - - 0 1"
 # Chapter 15's forward pruning (where the stage has it) makes depth 4 a few thousand nodes,
 # with too few null-move searches past depth 1 to stop inside: off, in the recorder and in
 # the searches it guides.
-NO_PRUNING = without(*switched_off("quiescence_see", "delta_pruning", "reverse_futility",
-                                   "futility", "late_move_pruning"))
+NO_PRUNING = without(*switched_off(*FORWARD_PRUNING))
 
 
 @pytest.mark.parametrize("fen", [MIDDLEGAME, KING_ON_A1])

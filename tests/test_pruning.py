@@ -42,7 +42,7 @@ from cb2026.see import see
 from literate.book import chapters_through
 from positions import MATE_IN_THREE, SEARCH_POSITIONS, WIN_AT_CHESS
 from see_referee import VALUES, cheapest_first_result, exchange_result
-from stage_referee import stage_searches
+from stage_referee import FORWARD_PRUNING, MAIN_SEARCH_PRUNING, stage_searches
 
 pytestmark = pytest.mark.stage("stage-15-pruning")
 
@@ -50,9 +50,6 @@ pytestmark = pytest.mark.stage("stage-15-pruning")
 PREVIOUS_STAGE = sorted(chapters_through("stage-15-pruning"),
                         key=lambda chapter: chapter.number)[-2].stage_id
 
-PRUNING = ("quiescence_see", "delta_pruning", "reverse_futility", "futility",
-           "late_move_pruning")
-MAIN_SEARCH = ("reverse_futility", "futility", "late_move_pruning")
 KIWIPETE = SEARCH_POSITIONS["kiwipete"]
 CHECKS_BOTH_WAYS = WIN_AT_CHESS["WAC.058"][0]  # queens and rooks, kings in the open
 
@@ -65,7 +62,7 @@ INSPECTED = [("middlegame", SEARCH_POSITIONS["middlegame"], 5),
 
 def pruning(on: bool, **switches: bool) -> Techniques:
     """Return the default techniques with the five pruning switches on or off."""
-    return dataclasses.replace(Techniques(), **(dict.fromkeys(PRUNING, on) | switches))
+    return dataclasses.replace(Techniques(), **(dict.fromkeys(FORWARD_PRUNING, on) | switches))
 
 
 def deepen(searcher: Searcher, fen: str, depth: int) -> tuple[str, int]:
@@ -134,7 +131,7 @@ class Inspector(Searcher):
         """The evaluation the rules start from, worked out again for `frame`."""
         techniques = self.techniques
         if (frame.board.is_check() or self.proving_mate or not techniques.alphabeta
-                or not any(getattr(techniques, name) for name in MAIN_SEARCH)):
+                or not any(getattr(techniques, name) for name in MAIN_SEARCH_PRUNING)):
             return None
         return self.static_evaluation(Position.from_fen(frame.board.fen()))
 
@@ -340,7 +337,7 @@ def test_quiet_moves_are_pruned_in_singular_searches_by_the_same_rules() -> None
     assert searcher.singular_search_prunes > 0
 
 
-@pytest.mark.parametrize("switch", PRUNING)
+@pytest.mark.parametrize("switch", FORWARD_PRUNING)
 def test_each_switch_alone_stops_its_prunes(switch: str) -> None:
     searcher = inspected_search(pruning(True, **{switch: False}), KIWIPETE, 4)
     note = {"quiescence_see": "see_prunes", "delta_pruning": "delta_prunes",

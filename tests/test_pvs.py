@@ -33,6 +33,7 @@ from cb2026.search import (
 from cb2026.tt import Bound
 from command_loop import assert_legal
 from positions import MATE_IN_THREE, MATE_IN_TWO, MIDDLEGAME, SEARCH_POSITIONS
+from stage_referee import FORWARD_PRUNING, switched_off
 from test_search_alphabeta import RANDOM, SMALL
 
 pytestmark = pytest.mark.stage("stage-09-pvs")
@@ -47,12 +48,7 @@ def without(*names: str) -> Techniques:
 # 10) lets the side to move pass, which no rule allows; check extensions (chapter 14)
 # search checking moves deeper than the depth; forward pruning (chapter 15) leaves out
 # moves, and how many depends on the window, which PVS changes.
-PRESENT = {field.name for field in dataclasses.fields(Techniques)}
-EXTENSIONS = [name for name in ("check_extensions",) if name in PRESENT]
-FORWARD_PRUNING = [name for name in ("quiescence_see", "delta_pruning", "reverse_futility",
-                                     "futility", "late_move_pruning") if name in PRESENT]
-LATER_PRUNING = ([name for name in ("null_move",) if name in PRESENT] + EXTENSIONS
-                 + FORWARD_PRUNING)
+LATER_PRUNING = switched_off("null_move", "check_extensions", *FORWARD_PRUNING)
 
 # minimax has no quiescence search and no table; `search` never uses aspiration windows
 # (only `think` does), so this is PVS alone against the definition of the score.
@@ -105,7 +101,7 @@ def test_pvs_gives_alphabetas_score_and_move_with_quiescence(name: str) -> None:
         # root is in check, where neither LMR (which needs PVS) nor the null move acts.
         # Forward pruning (chapter 15, where the stage has it) prunes by the window: off.
         searcher = Searcher(dataclasses.replace(
-            without("tt", "aspiration", *FORWARD_PRUNING), pvs=pvs))
+            without("tt", "aspiration", *switched_off(*FORWARD_PRUNING)), pvs=pvs))
         score, move, _ = searcher.search(Position.from_fen(fen), 3)
         results.append((score, move))
     assert results[0] == results[1]
@@ -132,7 +128,8 @@ def test_pvs_scores_outside_the_window_are_true_bounds(fen: str) -> None:
 def test_with_alphabeta_off_there_are_no_null_windows() -> None:
     # Plain minimax searches every move for its exact score: a null window would only add
     # re-searches to the tree that chapter 5's test counts.
-    searcher = Searcher(without("quiescence", "tt", "alphabeta", *EXTENSIONS))
+    searcher = Searcher(without("quiescence", "tt", "alphabeta",
+                                *switched_off("check_extensions")))
     score = searcher.search(Position.from_fen(SMALL[1]), 3)[0]
     assert score == minimax(Position.from_fen(SMALL[1]), 3)
     assert searcher.notes.pvs_researches == 0
@@ -143,9 +140,9 @@ def test_with_alphabeta_off_there_are_no_null_windows() -> None:
 
 # From chapter 12 on: late move reductions switched off, for the tests that need every move
 # searched to the full depth (a mate whose moves are reduced is found plies later).
-NO_LMR = {"lmr": False} if "lmr" in {field.name for field in dataclasses.fields(Techniques)} else {}
+NO_LMR = switched_off("lmr")
 # ... and from chapter 14 on check extensions, which find it plies sooner.
-NO_EXTENSIONS = dict.fromkeys(EXTENSIONS, False)
+NO_EXTENSIONS = switched_off("check_extensions")
 
 
 # What prunes or reduces by the window: the null move's verdict (chapter 10) compares a
@@ -153,7 +150,7 @@ NO_EXTENSIONS = dict.fromkeys(EXTENSIONS, False)
 # forward pruning (chapter 15) leaves out moves by their distance to the window. With any of
 # them a narrower window can give another score (the rook ending at depth 5 did, by one
 # centipawn, once chapter 13.1's weights came).
-WINDOW_DEPENDENT = [name for name in ("null_move", "lmr") if name in PRESENT] + FORWARD_PRUNING
+WINDOW_DEPENDENT = switched_off("null_move", "lmr", *FORWARD_PRUNING)
 
 
 def deepened(fen: str, depth: int, techniques: Techniques) -> tuple[Iteration, Searcher]:

@@ -37,6 +37,7 @@ from positions import (
     STALEMATE,
     STALEMATE_TRAP,
 )
+from stage_referee import MAIN_SEARCH_PRUNING, switched_off
 
 pytestmark = pytest.mark.stage("stage-05-alphabeta")
 
@@ -79,11 +80,8 @@ def reference_techniques() -> Techniques:
     # side to move pass, which no rule allows; ordering and pruning stay on. Check
     # extensions (chapter 14) search checking moves deeper than minimax's depth, and
     # forward pruning (chapter 15) leaves out moves that minimax searches.
-    present = {field.name for field in dataclasses.fields(Techniques)}
-    return dataclasses.replace(Techniques(), **{
-        name: False for name in ("quiescence", "tt", "null_move", "check_extensions",
-                                 "reverse_futility", "futility", "late_move_pruning")
-        if name in present})
+    return dataclasses.replace(Techniques(), **switched_off(
+        "quiescence", "tt", "null_move", "check_extensions", *MAIN_SEARCH_PRUNING))
 
 
 def check_result(fen: str, depth: int) -> None:

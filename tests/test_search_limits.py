@@ -32,6 +32,7 @@ from cb2026.search import (
 )
 from command_loop import Conversation, assert_legal, info_fields, margin, search
 from positions import KIWIPETE, MATE_IN_ONE, MIDDLEGAME
+from stage_referee import FORWARD_PRUNING, switched_off
 
 pytestmark = pytest.mark.stage("stage-07-uci")
 
@@ -62,10 +63,7 @@ def test_go_nodes_1_searches_depth_1_and_reports_it(gui: Conversation) -> None:
 # Chapter 13's evaluation (where the stage has it) makes Kiwipete's first plies far cheaper
 # (depth 1 in under 1,000 nodes, depth 2 in under 5,000), and so does chapter 15's pruning
 # of the quiescence search: these tests search without them.
-EARLIER_EVALUATION = Techniques(**{field.name: False for field in fields(Techniques)
-                                   if field.name in ("evaluation", "quiescence_see",
-                                                     "delta_pruning", "reverse_futility",
-                                                     "futility", "late_move_pruning")})
+EARLIER_EVALUATION = Techniques(**switched_off("evaluation", *FORWARD_PRUNING))
 
 
 def test_go_nodes_2000_completes_depth_1_in_kiwipete() -> None:
@@ -111,12 +109,11 @@ def test_a_stopped_iteration_plays_its_better_move(gui: Conversation) -> None:
     # Chapter 7's rule under chapter 7's windows: from stage 9 on, PVS first asks each
     # later root move a null-window question, whose bound the recorder would note before
     # the move's score (tests/test_pvs.py checks the stop rule with PVS on).
-    later = [name for name in ("pvs", "aspiration")
-             if name in {field.name for field in fields(Techniques)}]
+    later = switched_off("pvs", "aspiration")
     for name in later:
         gui.send(f"setoption name {name} value false")
     # Find the node at which depth 2 has finished a root move better than the first one.
-    recorder = RootRecorder(Techniques(**dict.fromkeys(later, False)))
+    recorder = RootRecorder(Techniques(**later))
     recorder.think(Position.from_fen(MIDDLEGAME), Limits(depth=2), lambda iteration: None)
     depth_one = [entry for entry in recorder.finished if entry[0] == 1]
     depth_two = [entry for entry in recorder.finished if entry[0] == 2]

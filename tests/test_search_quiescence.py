@@ -22,6 +22,7 @@ from cb2026.evaluate import (
 from cb2026.position import Position
 from cb2026.search import INFINITY, MATE, Searcher, Techniques, minimax
 from positions import EN_PASSANT_PAWNS, KIWIPETE, MIDDLEGAME, POSITION_3, QH5_TRAP, SCANDINAVIAN
+from stage_referee import FORWARD_PRUNING, switched_off
 
 pytestmark = pytest.mark.stage("stage-06-quiescence")
 
@@ -31,13 +32,10 @@ VALUES = {chess.PAWN: 100, chess.KNIGHT: 320, chess.BISHOP: 330, chess.ROOK: 500
 # Chapter 14's check extensions (where the stage has them) search a checking move a ply
 # deeper than the depth asked for, which neither the referee's quiescence search
 # nor minimax does: off here.
-NO_EXTENSIONS = {name: False for name in ("check_extensions",)
-                 if name in {field.name for field in dataclasses.fields(Techniques)}}
+NO_EXTENSIONS = switched_off("check_extensions")
 # Chapter 15's forward pruning (where the stage has it) leaves out captures the referee
 # searches (and quiet moves minimax searches): off here.
-NO_PRUNING = {name: False for name in ("quiescence_see", "delta_pruning", "reverse_futility",
-                                       "futility", "late_move_pruning")
-              if name in {field.name for field in dataclasses.fields(Techniques)}}
+NO_PRUNING = switched_off(*FORWARD_PRUNING)
 MATERIAL_ONLY = Techniques(pst=False, **NO_EXTENSIONS, **NO_PRUNING)
 
 

@@ -37,7 +37,7 @@ from cb2026.search import (
 from cb2026.tt import Bound, Entry
 from literate.book import chapters_through
 from positions import SEARCH_POSITIONS, WIN_AT_CHESS
-from stage_referee import stage_searches
+from stage_referee import FORWARD_PRUNING, stage_searches, switched_off
 
 pytestmark = pytest.mark.stage("stage-14.1-singular")
 
@@ -54,9 +54,7 @@ DEPTH = 8
 
 # Chapter 15's forward pruning (where the stage has it) leaves out moves that this stage
 # searches: off, as at stage 14.1.
-NO_PRUNING = {name: False for name in ("quiescence_see", "delta_pruning", "reverse_futility",
-                                       "futility", "late_move_pruning")
-              if name in {field.name for field in dataclasses.fields(Techniques)}}
+NO_PRUNING = switched_off(*FORWARD_PRUNING)
 
 
 def singular(on: bool) -> Techniques:

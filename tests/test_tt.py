@@ -15,6 +15,7 @@ from cb2026.position import Position
 from cb2026.search import INFINITY, MATE, Searcher, Techniques, minimax
 from cb2026.tt import BYTES_PER_ENTRY, Bound, TranspositionTable, entry_count
 from positions import EN_PASSANT_PAWNS, KIWIPETE, MATE_IN_THREE, POSITION_3, START
+from stage_referee import FORWARD_PRUNING, switched_off
 
 pytestmark = pytest.mark.stage("stage-08-tt")
 
@@ -29,9 +30,7 @@ MATES = [
 # Chapter 15's forward pruning (where the stage has it) leaves out moves by the window and
 # by the evaluation: off where minimax is the referee, or where the same search with and
 # without the table must agree.
-NO_PRUNING = [name for name in ("quiescence_see", "delta_pruning", "reverse_futility",
-                                "futility", "late_move_pruning")
-              if name in {field.name for field in dataclasses.fields(Techniques)}]
+NO_PRUNING = switched_off(*FORWARD_PRUNING)
 
 
 def without(*names: str) -> Techniques:
@@ -225,8 +224,7 @@ SAME_RESULT_DEPTH = 4
 # The positions were chosen with the evaluation of chapters 5 and 6. With chapter 13's (where
 # the stage has it) a transposition changes the third one's score and move at this depth, as
 # a table may (chapter 8): the test keeps the evaluation it was chosen with.
-EARLIER_EVALUATION = [name for name in ("evaluation",)
-                      if name in {field.name for field in dataclasses.fields(Techniques)}]
+EARLIER_EVALUATION = switched_off("evaluation")
 
 
 @pytest.mark.parametrize("fen", SAME_RESULT)
@@ -245,8 +243,7 @@ def test_table_keeps_move_and_score_at_fixed_depth(fen: str) -> None:
 
 # Chapter 14's check extensions (where the stage has them) search a checking move a ply
 # deeper than the depth asked for, which minimax does not: off here.
-NO_EXTENSIONS = {name: False for name in ("check_extensions",)
-                 if name in {field.name for field in dataclasses.fields(Techniques)}}
+NO_EXTENSIONS = switched_off("check_extensions")
 
 
 SMALL = [
