@@ -448,14 +448,17 @@ def test_go_ponder_waits_for_ponderhit_then_searches_on_the_clock(gui: Conversat
     gui.send("go ponder movetime 300")
     time.sleep(0.8)  # far longer than the movetime: the clock has not started yet
     gui.send("isready")
-    lines = gui.read_until("readyok", timeout=2)
-    assert not any(line.startswith("bestmove") for line in lines + gui.pending())
+    while_pondering = gui.read_until("readyok", timeout=2) + gui.pending()
+    assert not any(line.startswith("bestmove") for line in while_pondering)
     hit = time.monotonic()
     gui.send("ponderhit")
-    lines = gui.read_until("bestmove", timeout=10)
+    after_the_hit = gui.read_until("bestmove", timeout=10)
     assert time.monotonic() - hit >= 0.2  # the 300 ms counted from ponderhit
-    assert lines[-2].startswith("info depth") and " pv " in lines[-2]
-    assert_legal(KIWIPETE, lines[-1].split()[1])
+    # On a slow machine the 300 ms may not finish another iteration, so the last report
+    # with a line can come from the pondering part of the same search.
+    reports = [line for line in while_pondering + after_the_hit if line.startswith("info depth")]
+    assert reports and " pv " in reports[-1]
+    assert_legal(KIWIPETE, after_the_hit[-1].split()[1])
 
 
 def test_a_finished_pondering_search_waits_for_ponderhit(gui: Conversation) -> None:
