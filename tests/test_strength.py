@@ -357,3 +357,22 @@ def test_the_introduction_tabulates_what_stands_behind_each_point(
     monkeypatch.chdir(tmp_path)  # the page's paths are relative to book/
     table = names["match_rows"](names["strength_data"])
     assert table.splitlines()[-1] == "| 7 | 300 | 0.482 | 0 | 1, 0 | 5, – | 0.1, 1.0 (? cores) |"
+
+
+def test_an_unfinished_match_lives_beside_the_data_and_leaves_nothing_when_done(
+    tmp_path: Path,
+) -> None:
+    # tools/elo_matches.py: the journal is tracked, so a match can span checkouts.
+    working = elo_matches.working_path("stage-12-lmr", "lmr")
+    assert working.parent == elo_matches.data_path("stage-12-lmr", "lmr").parent / "unfinished"
+    unfinished = tmp_path / "unfinished" / "elo-lmr"
+    unfinished.parent.mkdir()
+    for suffix in (".json", ".pgn", ".journal.jsonl"):
+        unfinished.with_suffix(suffix).write_text("{}")
+    elo_matches.remove_unfinished(unfinished)
+    assert not unfinished.parent.exists()
+    other = tmp_path / "unfinished" / "elo-other.journal.jsonl"
+    other.parent.mkdir()
+    other.write_text("{}")
+    elo_matches.remove_unfinished(unfinished)  # another match's journal stays, and its folder
+    assert other.exists()

@@ -7,8 +7,12 @@ cb2026 being the engine as it was at that stage (tangled from the book), and wri
 book/data/STAGE/elo-NAME.json and .pgn, which the chapter reads and renders. Every match is
 played in colour-reversed pairs, one opening of the book's suite per pair, and most stop on
 a pentanomial SPRT; `--games` only caps them. Matches take minutes to hours, so they never
-run under the test suite. While a match runs, its journal lives in build/matches/, and
-`--resume` continues an interrupted match from it.
+run under the test suite. While a match runs, its journal lives in
+book/data/STAGE/unfinished/, and `--resume` continues an interrupted match from it. That
+folder is tracked: a match longer than a working session is committed as it stands and
+resumed in the next session, on another checkout, from the same games. (The journal names
+the engines' command lines, so resume from a checkout at the same path.) A finished match
+removes its unfinished files.
 
 The engine is the compiled build of the stage (tools/compile_engine.py, built if missing)
 where a C compiler exists, else the plain Python one: the same source, so the same games
@@ -346,8 +350,18 @@ def engine_command(stage: str, build: str = "compiled") -> tuple[str, str]:
 
 
 def working_path(stage: str, name: str) -> Path:
-    """Return where a match writes while it runs (its journal stays out of the book)."""
-    return ROOT / "build" / "matches" / stage / f"elo-{name}"
+    """Return where a match writes while it runs: beside the book's data, so that an
+    unfinished match can be committed and resumed from another checkout."""
+    return ROOT / "book" / "data" / stage / "unfinished" / f"elo-{name}"
+
+
+def remove_unfinished(path: Path) -> None:
+    """Remove a finished match's working files (summary, games, journal) and their folder
+    once it is empty."""
+    for suffix in (".json", ".pgn", ".journal.jsonl"):
+        path.with_suffix(suffix).unlink(missing_ok=True)
+    if path.parent.exists() and not any(path.parent.iterdir()):
+        path.parent.rmdir()
 
 
 def data_path(stage: str, name: str) -> Path:
@@ -391,7 +405,6 @@ def match_arguments(
     else:
         second = shlex.join(experiment.opponent)
     output = working_path(stage, experiment.name)
-    output.parent.mkdir(parents=True, exist_ok=True)
     arguments = [
         "--engine", first, "--engine", second,
         "--games", str(games), "--concurrency", str(concurrency(experiment)),
@@ -412,6 +425,7 @@ def play(stage: str, experiment: Experiment, options: argparse.Namespace) -> int
     command, build = engine_command(PLAYING_STAGE.get(stage, stage), experiment.build)
     print(f"{stage} {experiment.name}: {PLAYING_STAGE.get(stage, stage)} engine ({build}), "
           f"at most {games} games", flush=True)
+    working_path(stage, experiment.name).parent.mkdir(parents=True, exist_ok=True)
     with quiet.measurement(options, f"elo_matches {stage} {experiment.name}") as conditions:
         completed = subprocess.run(
             [sys.executable, "-m", "cb2026.match",
@@ -428,6 +442,7 @@ def play(stage: str, experiment: Experiment, options: argparse.Namespace) -> int
                 "command": f"python tools/elo_matches.py {stage} --only {experiment.name}"}
     destination.with_suffix(".json").write_text(json.dumps(summary, indent=1) + "\n")
     shutil.copyfile(source.with_suffix(".pgn"), destination.with_suffix(".pgn"))
+    remove_unfinished(source)
     print(f"wrote {destination.relative_to(ROOT)}.json and .pgn", flush=True)
     return 0
 
