@@ -88,7 +88,7 @@ def draw_chart(rows: list[Row], anchor: dict, span: list[str] | None = None) -> 
     """
     stages = span if span is not None else [stage for stage, _, _ in rows]
     results = {stage: (result, repeats) for stage, result, repeats in rows}
-    figure, axes = plt.subplots(figsize=(max(7.0, 0.45 * len(stages)), 3.6))
+    figure, axes = plt.subplots(figsize=(max(7.0, 0.6 * len(stages)), 3.6))
     missing = []
     for position, stage in enumerate(stages):
         if stage in results:
