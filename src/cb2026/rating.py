@@ -69,6 +69,10 @@ def points_gap(rating: float, anchors: Sequence[AnchorResult]) -> float:
 # the root.
 FIRST_REACH = 400.0
 
+# Elo: the bracket is halved until it is this narrow, far below what a match can
+# tell apart.
+TOLERANCE = 1e-6
+
 
 def maximum_likelihood_rating(anchors: Sequence[AnchorResult]) -> float:
     """Return the rating that makes the games against `anchors` most likely: +inf
@@ -86,9 +90,9 @@ def maximum_likelihood_rating(anchors: Sequence[AnchorResult]) -> float:
     high = max(anchor.rating for anchor in anchors) + reach
     while points_gap(low, anchors) < 0 or points_gap(high, anchors) > 0:
         low, high, reach = low - reach, high + reach, 2 * reach
-    for _ in range(200):
+    while high - low > TOLERANCE:
         middle = (low + high) / 2
-        if middle in (low, high):  # the bracket no longer shrinks
+        if middle in (low, high):  # no float lies between: as narrow as it gets
             break
         if points_gap(middle, anchors) > 0:
             low = middle
