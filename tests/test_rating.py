@@ -114,11 +114,13 @@ def test_the_bootstrap_interval_covers_the_true_rating_about_as_often_as_it_clai
     for run in range(runs):
         anchors = [simulated_anchor(generator, true_rating, level, 100, 0.2)
                    for level in (1800.0, 2000.0, 2200.0)]
-        estimate = rating_estimate(anchors, samples=200, seed=run)
+        estimate = rating_estimate(anchors, samples=300, seed=run)
         assert estimate.lower <= estimate.rating <= estimate.upper
         covered += estimate.lower <= true_rating <= estimate.upper
-    # 95 % claimed; with 100 runs a true 95 % coverage falls below 88 with chance < 0.5 %.
-    assert 88 <= covered <= 100, covered
+    # 95 % claimed. The percentile bootstrap falls a little short of its claim at this size
+    # (400 runs of this simulation covered 93.5 %); even at a true 93 %, 100 runs cover
+    # fewer than 86 times with chance about 0.5 %. An interval that never misses is too wide.
+    assert 86 <= covered < 100, covered
 
 
 def test_the_bootstrap_resamples_pairs_not_games() -> None:

@@ -59,12 +59,6 @@ def expected_points(rating: float, anchors: Sequence[AnchorResult]) -> float:
                for anchor in anchors)
 
 
-def points_gap(rating: float, anchors: Sequence[AnchorResult]) -> float:
-    """Return the points scored minus the points expected at `rating`: zero at
-    the maximum-likelihood rating, falling as `rating` rises."""
-    return sum(anchor.points for anchor in anchors) - expected_points(rating, anchors)
-
-
 # The first bracket reaches this far beyond the anchors; it doubles until it holds
 # the root.
 FIRST_REACH = 400.0
@@ -88,13 +82,15 @@ def maximum_likelihood_rating(anchors: Sequence[AnchorResult]) -> float:
     reach = FIRST_REACH
     low = min(anchor.rating for anchor in anchors) - reach
     high = max(anchor.rating for anchor in anchors) + reach
-    while points_gap(low, anchors) < 0 or points_gap(high, anchors) > 0:
+    # The points expected rise with the rating: widen until they straddle those scored.
+    while (expected_points(low, anchors) > points
+           or expected_points(high, anchors) < points):
         low, high, reach = low - reach, high + reach, 2 * reach
     while high - low > TOLERANCE:
         middle = (low + high) / 2
         if middle in (low, high):  # no float lies between: as narrow as it gets
             break
-        if points_gap(middle, anchors) > 0:
+        if expected_points(middle, anchors) < points:
             low = middle
         else:
             high = middle
