@@ -138,6 +138,15 @@ def test_the_bootstrap_resamples_pairs_not_games() -> None:
     assert rating_estimate(mixed, samples=300).samples == 300
 
 
+def test_an_anchor_without_pairs_adds_nothing_to_the_bootstrap() -> None:
+    played = [AnchorResult("a", 1800.0, (5, 10, 20, 10, 5))]
+    unplayed = [*played, AnchorResult("b", 2000.0, (0,) * 5)]
+    with_it, without = (rating_estimate(anchors, samples=200) for anchors in (unplayed, played))
+    # The same pairs are drawn; the bisection's first bracket, and so its last digits, differ.
+    for field in ("rating", "lower", "upper"):
+        assert getattr(with_it, field) == pytest.approx(getattr(without, field), abs=1e-5)
+
+
 def test_only_an_opponent_at_a_stated_uci_elo_is_an_anchor() -> None:
     stockfish = {"engines": [{"name": "cb2026", "options": {}},
                              {"name": "stockfish-2000", "options": {

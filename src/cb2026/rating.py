@@ -100,6 +100,8 @@ def maximum_likelihood_rating(anchors: Sequence[AnchorResult]) -> float:
 def resampled(anchor: AnchorResult, generator: random.Random) -> AnchorResult:
     """Return the anchor's match with as many pairs, drawn with replacement from
     its own."""
+    if pair_count(anchor.counts) == 0:  # nothing to draw from, and nothing to add
+        return anchor
     pairs = generator.choices(PAIR_POINTS, weights=anchor.counts,
                               k=pair_count(anchor.counts))
     return AnchorResult(anchor.name, anchor.rating, tuple(pentanomial_counts(pairs)))
