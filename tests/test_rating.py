@@ -77,6 +77,7 @@ def test_several_anchors_give_the_grids_maximum() -> None:
     # Neither end of the levels, and not the plain mean of the three estimates either.
     singles = [maximum_likelihood_rating([anchor]) for anchor in anchors]
     assert min(singles) < rating < max(singles)
+    assert abs(rating - sum(singles) / len(singles)) > 1  # here about 6 Elo apart
 
 
 def test_far_anchors_and_extreme_scores() -> None:
