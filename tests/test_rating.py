@@ -139,6 +139,14 @@ def test_the_bootstrap_resamples_pairs_not_games() -> None:
     assert rating_estimate(mixed, samples=300).samples == 300
 
 
+@pytest.mark.parametrize(("samples", "confidence"), [(0, 0.95), (100, 1.0), (100, 0.0)])
+def test_a_bootstrap_without_samples_or_with_a_sure_confidence_is_refused(
+        samples: int, confidence: float) -> None:
+    anchors = [AnchorResult("a", 1800.0, (5, 10, 20, 10, 5))]
+    with pytest.raises(ValueError, match="samples >= 1 and a confidence"):
+        rating_estimate(anchors, samples=samples, confidence=confidence)
+
+
 def test_an_anchor_without_pairs_adds_nothing_to_the_bootstrap() -> None:
     played = [AnchorResult("a", 1800.0, (5, 10, 20, 10, 5))]
     unplayed = [*played, AnchorResult("b", 2000.0, (0,) * 5)]

@@ -131,6 +131,9 @@ def rating_estimate(
     """Return the maximum-likelihood rating and its percentile-bootstrap interval,
     from `samples` resamplings of the pairs against each anchor (seeded: the same
     every run)."""
+    if samples < 1 or not 0 < confidence < 1:
+        raise ValueError("a bootstrap needs samples >= 1 and a confidence between 0 "
+                         f"and 1, not {samples} and {confidence}")
     generator = random.Random(seed)
     ratings = sorted(maximum_likelihood_rating([resampled(anchor, generator)
                                                 for anchor in anchors])
