@@ -20,7 +20,6 @@ import pytest
 import yaml
 
 import cb2026
-from cb2026.elo import elo_from_score
 from cb2026.rating import (
     AnchorResult,
     anchor_from_match,
@@ -49,7 +48,8 @@ def test_one_anchor_gives_the_closed_form(counts: tuple[int, ...],
     points = sum(count * value for count, value in zip(counts, (0, 0.5, 1, 1.5, 2),
                                                         strict=True))
     assert anchor.games == 2 * pairs and anchor.points == points
-    expected = anchor_rating + elo_from_score(points / (2 * pairs))
+    score = points / (2 * pairs)
+    expected = anchor_rating - 400 * math.log10(1 / score - 1)  # the logistic model inverted
     assert maximum_likelihood_rating([anchor]) == pytest.approx(expected, abs=1e-5)
 
 
