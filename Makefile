@@ -62,9 +62,10 @@ bench-perft: $(STAMP)  ## perft speed of cb2026, interpreted and compiled, again
 	$(BIN)/python tools/bench_perft.py $(ARGS)
 
 # Sunfish (PyPI) pins an old python-chess; install it without its dependencies.
-opponents: $(STAMP)  ## Sunfish for benchmarks and matches; Stockfish comes from apt
+opponents: $(STAMP)  ## Sunfish for benchmarks and matches; Stockfish and GNU Chess come from apt
 	$(BIN)/python -m pip install --quiet --no-deps sunfish
 	@command -v stockfish >/dev/null || test -x /usr/games/stockfish || echo "for matches against Stockfish: apt-get install stockfish"
+	@command -v gnuchess >/dev/null || test -x /usr/games/gnuchess || echo "for chapter 18's ladder against GNU Chess: apt-get install gnuchess"
 
 bench-search: opponents  ## search speed of cb2026, interpreted and compiled, against Sunfish
 	$(BIN)/python tools/bench_search.py $(ARGS)

@@ -228,6 +228,9 @@ def run_intro_cells(folder: Path) -> tuple[str, list, dict]:
     with pytest.MonkeyPatch.context() as patch, warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # "Agg cannot show the figure"
         patch.chdir(folder)
+        # The page imports its chart from book/chapters/strengthchart.py, beside the chapters;
+        # `folder` has only empty chapters.
+        patch.syspath_prepend(str(ROOT / "book" / "chapters"))
         exec(compile(code, "intro.md", "exec"), namespace)
     axes = [axis for number in plt.get_fignums() for axis in plt.figure(number).axes]
     return str(namespace["sentence"]), axes, namespace

@@ -35,7 +35,7 @@ import shutil
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -69,7 +69,8 @@ class Experiment:
     limits: tuple[str, ...]  # the runner's limit arguments
     games: int  # the most games; an SPRT may end the match sooner
     sprt: str | None = WORTH_SPRT
-    both: tuple[str, ...] = ()  # options for cb2026 on both sides (self-play only)
+    # Options for cb2026: on both sides in self-play, on its one side against another engine.
+    both: tuple[str, ...] = ()
     # "compiled" (mypyc, where a C compiler exists) or "interpreted" (plain Python).
     build: str = "compiled"
 
@@ -161,6 +162,29 @@ PART_III_LEVELS = STOCKFISH_LEVELS
 # Chapter 16's match: a few tenths of a second a move, so that starting and stopping the
 # helper (milliseconds) is small beside the search.
 PARALLEL_CLOCK = "10+0.1"
+
+# Chapter 18's ladder (issue 12): at least 200 games against each engine no one here wrote.
+# Sunfish at 10+0.1 with the plain Python build, as at stages 12 and 15 (goal: +200 Elo); the
+# rest at 60+0.6, the clock at which Stockfish calibrated its UCI_Elo scale (Stockfish 15.1's
+# README and search.cpp: matches at 60+0.6, anchored to CCRL 40/4), with the compiled build in
+# two processes (Threads 2, chapter 16) and a 64 MB table. Stockfish's levels bracket the
+# goal's 2000 (50 % there); GNU Chess 6.2.7 (Debian's gnuchess, UCI with --uci, its own book
+# off) is a third program, which spends its clock (four trial games at 3+0.03 on this
+# machine) but states no rating of its own: its match places cb2026 beside it, not on a scale.
+# Phalanx (Debian) speaks only xboard, which the runner does not. Played one game at a time.
+LADDER_CLOCK = "60+0.6"
+LADDER_LEVELS = (1800, 2000, 2200)
+LADDER_GAMES = 200
+LADDER_ENGINE = ("option.Threads=2", "option.Hash=64")
+GOAL_CLOCK = "10+0.1"
+GNUCHESS = shutil.which("gnuchess") or "/usr/games/gnuchess"
+
+
+def ladder_level(elo: int) -> Experiment:
+    """Return a rung of the ladder: Stockfish at `elo` against the compiled cb2026 in two
+    processes, at the ladder's clock."""
+    return replace(stockfish_level(elo, clock(LADDER_CLOCK), LADDER_GAMES), both=LADDER_ENGINE)
+
 
 # Chapter 15's forward pruning switched off, as match options.
 PRUNING_OFF = tuple(f"option.{name}=false" for name in (
@@ -320,6 +344,15 @@ EXPERIMENTS: dict[str, list[Experiment]] = {
         Experiment("threads-clock", ("self", "option.Threads=1"), clock(PARALLEL_CLOCK),
                    400, both=("option.Threads=2",)),
     ],
+    "stage-18-rating": [
+        # In the order to play them: the goal's two matches first.
+        sunfish(clock(GOAL_CLOCK), 400, build="interpreted"),
+        ladder_level(2000),
+        *(ladder_level(elo) for elo in LADDER_LEVELS if elo != 2000),
+        Experiment("gnuchess", (f"cmd={GNUCHESS} --uci", "name=gnuchess",
+                                "option.OwnBook=false"),
+                   clock(LADDER_CLOCK), LADDER_GAMES, None, both=LADDER_ENGINE),
+    ],
 }
 
 
@@ -328,14 +361,32 @@ EXPERIMENTS: dict[str, list[Experiment]] = {
 COMPILED_NODES_PER_SECOND = 200_000
 PLIES_PER_GAME = 114
 
+# For a match on a clock: the games of stage 12's Sunfish match at 10+0.1 (400 games, one at a
+# time, book/data/stage-12-lmr/elo-sunfish-pure.json) took 1.18 times the two sides' base
+# time each, start, adjudication and increments included.
+CLOCK_GAME_SHARE = 1.18
+MOST_MOVES = int(ADJUDICATION[ADJUDICATION.index("--max-moves") + 1])
+
 
 def estimated_hours(experiment: Experiment) -> float | None:
-    """Return the most hours a fixed-node match can take (all its games, every node), or None."""
+    """Return the most hours a fixed-node match can take (all its games, every node), or
+    None for a match on a clock (see clock_hours)."""
     if experiment.on_clock:
         return None
     budget = int(experiment.limits[experiment.limits.index("--nodes") + 1])
     seconds_per_game = budget * PLIES_PER_GAME / COMPILED_NODES_PER_SECOND
     return seconds_per_game * experiment.games / concurrency(experiment) / 3600
+
+
+def clock_hours(experiment: Experiment) -> tuple[float, float]:
+    """Return the hours a match on a clock should take (its games as long, for their clock,
+    as stage 12's at 10+0.1) and the most it can take (every game to the move cap, each
+    side using its whole clock)."""
+    base, increment = map(float, experiment.limits[experiment.limits.index("--tc") + 1]
+                          .split("+"))
+    games = experiment.games / concurrency(experiment) / 3600
+    return (games * CLOCK_GAME_SHARE * 2 * base,
+            games * 2 * (base + MOST_MOVES * increment))
 
 
 def engine_command(stage: str, build: str = "compiled") -> tuple[str, str]:
@@ -464,10 +515,14 @@ def main() -> int:
     if options.list:
         for experiment in experiments:
             hours = estimated_hours(experiment)
+            if hours is None:
+                about, most = clock_hours(experiment)
+                cost = f"(about {about:.1f} h, at most {most:.1f} h)"
+            else:
+                cost = f"(at most {hours:.1f} h)"
             print(experiment.name, " ".join(experiment.limits), " ".join(experiment.both),
                   experiment.sprt or "no SPRT", f"at most {experiment.games} games",
-                  f"{experiment.build} build",
-                  "" if hours is None else f"(at most {hours:.1f} h)")
+                  f"{experiment.build} build", cost)
         return 0
     allow_load = options.allow_load
     for experiment in experiments:

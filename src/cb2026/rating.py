@@ -1,0 +1,154 @@
+# Generated from the book by tools/literate, from chapters stage-18-rating.
+# Do not edit: change the chapters and run `make tangle`.
+
+"""The engine's rating on an outside scale, from matches against anchors of known
+rating.
+
+The rating is the maximum-likelihood one under the logistic Elo model of chapter
+7.1 (`cb2026.elo`), from the pentanomial counts of the game pairs against each
+anchor; its interval comes from a bootstrap that resamples pairs, as the
+pentanomial statistics count them, never single games.
+"""
+
+import math
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from cb2026.elo import (
+    DEFAULT_CONFIDENCE,
+    PAIR_POINTS,
+    pair_count,
+    pentanomial_counts,
+    score_from_elo,
+)
+
+
+@dataclass(frozen=True)
+class AnchorResult:
+    """The game pairs played against one anchor: its rating and the pentanomial counts
+    [n0, n1/2, n1, n3/2, n2], counted from the rated engine's side."""
+
+    name: str
+    rating: float
+    counts: tuple[int, ...]
+
+    @property
+    def games(self) -> int:
+        """Return the number of games: two a pair."""
+        return 2 * pair_count(self.counts)
+
+    @property
+    def points(self) -> float:
+        """Return the points the rated engine scored against this anchor."""
+        return sum(count * points
+                   for count, points in zip(self.counts, PAIR_POINTS, strict=True))
+
+
+# Stockfish 15.1's README ("UCI_Elo ... calibrated at a time control of 60s+0.6s
+# and anchored to CCRL 40/4") and search.cpp (a fit through Ordo ratings of
+# matches at 60+0.6, goldfish 1.13 counted as 2000).
+UCI_ELO_SCALE = "Stockfish 15.1's UCI_Elo (CCRL 40/4, calibrated at 60+0.6)"
+UCI_ELO_CLOCK = "60+0.6"
+
+
+def expected_points(rating: float, anchors: Sequence[AnchorResult]) -> float:
+    """Return the points an engine of `rating` is expected to score in these games."""
+    return sum(anchor.games * score_from_elo(rating - anchor.rating)
+               for anchor in anchors)
+
+
+# The first bracket reaches this far beyond the anchors; it doubles until it holds
+# the root.
+FIRST_REACH = 400.0
+
+# Elo: the bracket is halved until it is this narrow, far below what a match can
+# tell apart.
+TOLERANCE = 1e-6
+
+
+def maximum_likelihood_rating(anchors: Sequence[AnchorResult]) -> float:
+    """Return the rating that makes the games against `anchors` most likely: +inf
+    if every game was won, -inf if every game was lost, NaN if none was played."""
+    games = sum(anchor.games for anchor in anchors)
+    points = sum(anchor.points for anchor in anchors)
+    if games == 0:
+        return math.nan
+    if points == games:
+        return math.inf
+    if points == 0:
+        return -math.inf
+    reach = FIRST_REACH
+    low = min(anchor.rating for anchor in anchors) - reach
+    high = max(anchor.rating for anchor in anchors) + reach
+    # The points expected rise with the rating: widen until they straddle those scored.
+    while (expected_points(low, anchors) > points
+           or expected_points(high, anchors) < points):
+        low, high, reach = low - reach, high + reach, 2 * reach
+    while high - low > TOLERANCE:
+        middle = (low + high) / 2
+        if middle in (low, high):  # no float lies between: as narrow as it gets
+            break
+        if expected_points(middle, anchors) < points:
+            low = middle
+        else:
+            high = middle
+    return (low + high) / 2
+
+
+def resampled(anchor: AnchorResult, generator: random.Random) -> AnchorResult:
+    """Return the anchor's match with as many pairs, drawn with replacement from
+    its own."""
+    if pair_count(anchor.counts) == 0:  # nothing to draw from, and nothing to add
+        return anchor
+    pairs = generator.choices(PAIR_POINTS, weights=anchor.counts,
+                              k=pair_count(anchor.counts))
+    return AnchorResult(anchor.name, anchor.rating, tuple(pentanomial_counts(pairs)))
+
+
+@dataclass(frozen=True)
+class RatingEstimate:
+    """A rating on the anchors' scale with the bounds of its bootstrap interval."""
+
+    rating: float
+    lower: float
+    upper: float
+    confidence: float
+    samples: int
+
+
+def percentile(ordered: Sequence[float], share: float) -> float:
+    """Return the value `share` of the way through `ordered` (sorted), the nearest
+    one."""
+    return ordered[round(share * (len(ordered) - 1))]
+
+
+def rating_estimate(
+    anchors: Sequence[AnchorResult], samples: int = 2000, seed: int = 2026,
+    confidence: float = DEFAULT_CONFIDENCE,
+) -> RatingEstimate:
+    """Return the maximum-likelihood rating and its percentile-bootstrap interval,
+    from `samples` resamplings of the pairs against each anchor (seeded: the same
+    every run)."""
+    if samples < 1 or not 0 < confidence < 1:
+        raise ValueError("a bootstrap needs samples >= 1 and a confidence between 0 "
+                         f"and 1, not {samples} and {confidence}")
+    generator = random.Random(seed)
+    ratings = sorted(maximum_likelihood_rating([resampled(anchor, generator)
+                                                for anchor in anchors])
+                     for _ in range(samples))
+    tail = (1 - confidence) / 2
+    return RatingEstimate(maximum_likelihood_rating(anchors), percentile(ratings, tail),
+                          percentile(ratings, 1 - tail), confidence, samples)
+
+
+def anchor_from_match(match: Mapping[str, Any]) -> AnchorResult | None:
+    """Return the anchor of a stored match (book/data/STAGE/elo-NAME.json) if its second
+    engine played at a stated UCI_Elo, else None."""
+    opponent = match["engines"][1]
+    options = opponent["options"]
+    if not options.get("UCI_LimitStrength") or "UCI_Elo" not in options:
+        return None
+    return AnchorResult(opponent["name"], float(options["UCI_Elo"]),
+                        tuple(match["pentanomial"]))
