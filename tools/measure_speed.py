@@ -50,14 +50,14 @@ STAGE = "stage-17-speed"
 DEFAULT_OUTPUT = ROOT / "book" / "data" / STAGE / "speed.json"
 
 
-def speeds(results: dict[str, list[dict[str, Any]]], count: str) -> dict[str, Any]:
-    """Sum `count` and the seconds of each engine's runs; its speed, count per second."""
+def speeds(results: dict[str, list[dict[str, Any]]], count: str, rate: str) -> dict[str, Any]:
+    """Sum `count` and the seconds of each engine's runs; its speed (`rate`), per second."""
     totals: dict[str, Any] = {}
     for name, runs in results.items():
         amount = sum(run[count] for run in runs)
         seconds = sum(run["seconds"] for run in runs)
         totals[name] = {count: amount, "seconds": round(seconds, 4),
-                        "nps": round(amount / seconds)}
+                        rate: round(amount / seconds)}
     return totals
 
 
@@ -85,7 +85,7 @@ def perft_part(workers: dict[str, Worker], repeats: int, cut: int) -> dict[str, 
         rows.append(row)
     best = {name: [{"nodes": row["nodes"], "seconds": row["seconds"][name]} for row in rows]
             for name in [*workers, reference]}
-    totals = speeds(best, "nodes")
+    totals = speeds(best, "nodes", "nps")
     totals["ratio"] = {name: round(totals[name]["nps"] / totals[reference]["nps"], 3)
                        for name in workers}
     return {"reference": reference, "rows": rows, "totals": totals}
@@ -97,7 +97,7 @@ def evaluation_part(workers: dict[str, Worker], seconds: float, repeats: int) ->
     results: dict[str, list[dict[str, Any]]] = {name: [] for name in workers}
     for name in quiet.interleaved(list(workers), repeats):
         results[name].append(workers[name].ask("evaluate", fens=fens, seconds=seconds))
-    totals = speeds(results, "evaluations")
+    totals = speeds(results, "evaluations", "per_second")
     print(json.dumps({"evaluation": totals}), flush=True)
     return {"positions": len(fens), "totals": totals}
 
@@ -130,9 +130,10 @@ def main(arguments: list[str] | None = None, lock_path: Path = quiet.LOCK_PATH) 
     compiled_over_pure = {}
     if COMPILED in workers:
         compiled_over_pure = {
-            part: round(totals[COMPILED]["nps"] / totals[INTERPRETED]["nps"], 2)
-            for part, totals in (("search", search["totals"]), ("perft", perft["totals"]),
-                                 ("evaluation", evaluation["totals"]))}
+            part: round(totals[COMPILED][rate] / totals[INTERPRETED][rate], 2)
+            for part, totals, rate in (("search", search["totals"], "nps"),
+                                       ("perft", perft["totals"], "nps"),
+                                       ("evaluation", evaluation["totals"], "per_second"))}
     summary = {
         "command": command_line("measure_speed.py"),
         "stage": STAGE,
