@@ -140,7 +140,7 @@ def test_measure_speed_writes_the_table_the_chapter_reads(tmp_path: Path) -> Non
 
     output = tmp_path / "speed.json"
     measure_speed.main(["--seconds", "0.05", "--repeats", "1", "--perft-cut", "2",
-                        "--allow-load", "--preliminary", "--output", str(output)],
+                        "--depth", "2", "--allow-load", "--preliminary", "--output", str(output)],
                        lock_path=tmp_path / "lock")
     data = json.loads(output.read_text())
     assert data["preliminary"] is True and data["stage"] == "stage-17-speed"
@@ -159,4 +159,8 @@ def test_measure_speed_writes_the_table_the_chapter_reads(tmp_path: Path) -> Non
     if "cb2026-compiled" in builds:
         assert data["engines"]["cb2026-compiled"]["version"].endswith("compiled (mypyc)")
         assert set(data["compiled_over_pure"]) == {"search", "perft", "evaluation"}
+    saves = data["saves"]
+    assert saves["before"] == "stage-16-parallel" and saves["depth"] == 2
+    assert [row["position"] for row in saves["rows"]] == list(SEARCH_POSITIONS)
+    assert saves["totals"]["nodes"] == sum(row["nodes"] for row in saves["rows"]) > 0
     assert data["conditions"]["tool"] == "measure_speed"

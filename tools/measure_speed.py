@@ -1,12 +1,12 @@
 """Chapter 17's speed table: cb2026 pure and compiled, Sunfish and python-chess, in one run.
 
-usage: python tools/measure_speed.py [--seconds S] [--repeats R] [--perft-cut N]
+usage: python tools/measure_speed.py [--seconds S] [--repeats R] [--perft-cut N] [--depth D]
                                      [--output FILE] [--preliminary] [--allow-load] [--wait]
 
 The engine is cb2026 as it is at chapter 17, once as plain Python and once compiled by
 mypyc (tools/compile_engine.py, built if missing; left out, with the reason printed, where
 there is no compiler), each build in a worker process of its own (tools/engine_worker.py).
-Three parts, one after the other, all under one hold of the measurement lock:
+Four parts, one after the other, all under one hold of the measurement lock:
 
 - search: nodes per second of each build and of Sunfish, each searching each of the
   book's search positions for about S seconds (default 2), R times (default 3), the runs
@@ -16,7 +16,10 @@ Three parts, one after the other, all under one hold of the measurement lock:
   measure_case; the depths less N, default 0, for a quick trial); ratios against
   python-chess, and the node counts must agree;
 - evaluation: evaluations per second of each build, over the search positions for about
-  S seconds, R times, interleaved.
+  S seconds, R times, interleaved;
+- saves: what chapter 17's changes save, the pure engine of chapter 16 and of chapter 17
+  searching each search position to depth D (default 5), the best of R interleaved runs
+  each; the two searches must be the same node for node (nodes, move, score, PV).
 
 `compiled_over_pure` gives, for each part, the compiled build's speed over the pure one's.
 The run holds the measurement lock and refuses a busy machine (tools/quiet.py): pass
@@ -43,10 +46,12 @@ import bench_perft  # noqa: E402
 import bench_search  # noqa: E402
 import quiet  # noqa: E402
 from bench_common import COMPILED, INTERPRETED, command_line, start_workers  # noqa: E402
+from compile_engine import package_folder  # noqa: E402
 from engine_worker import Worker  # noqa: E402
 from positions import SEARCH_POSITIONS  # noqa: E402
 
 STAGE = "stage-17-speed"
+BEFORE = "stage-16-parallel"  # the engine before this chapter's changes
 DEFAULT_OUTPUT = ROOT / "book" / "data" / STAGE / "speed.json"
 
 
@@ -102,6 +107,35 @@ def evaluation_part(workers: dict[str, Worker], seconds: float, repeats: int) ->
     return {"positions": len(fens), "totals": totals}
 
 
+def saves_part(after: Worker, before: Worker, depth: int, repeats: int) -> dict[str, Any]:
+    """The best search times of chapter 16's engine and this chapter's on each search
+    position at `depth`; exits if the two searches differ."""
+    rows = []
+    for name, fen in SEARCH_POSITIONS.items():
+        best = {"before": float("inf"), "after": float("inf")}
+        results: dict[str, dict[str, Any]] = {}
+        for which in quiet.interleaved(["before", "after"], repeats):
+            worker = before if which == "before" else after
+            results[which] = worker.ask("search", fen=fen, depth=depth)
+            best[which] = min(best[which], results[which]["seconds"])
+        same = ("nodes", "move", "score", "pv")
+        if any(results["before"][key] != results["after"][key] for key in same):
+            sys.exit(f"the searches differ on {name} at depth {depth}: {results}")
+        row = {"position": name, "depth": depth, "nodes": results["after"]["nodes"],
+               "move": results["after"]["move"],
+               "seconds": {which: round(seconds, 4) for which, seconds in best.items()},
+               "ratio": round(best["after"] / best["before"], 3)}
+        print(json.dumps(row), flush=True)
+        rows.append(row)
+    before_seconds = sum(row["seconds"]["before"] for row in rows)
+    after_seconds = sum(row["seconds"]["after"] for row in rows)
+    return {"before": BEFORE, "depth": depth, "rows": rows,
+            "totals": {"nodes": sum(row["nodes"] for row in rows),
+                       "seconds": {"before": round(before_seconds, 4),
+                                   "after": round(after_seconds, 4)},
+                       "ratio": round(after_seconds / before_seconds, 3)}}
+
+
 def main(arguments: list[str] | None = None, lock_path: Path = quiet.LOCK_PATH) -> int:
     """Measure the three parts in one run under the lock; write the JSON file."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -109,12 +143,15 @@ def main(arguments: list[str] | None = None, lock_path: Path = quiet.LOCK_PATH) 
     parser.add_argument("--repeats", type=int, default=3, help="runs per position and engine")
     parser.add_argument("--perft-cut", type=int, default=0,
                         help="plies less than the perft cases' depths (a quick trial)")
+    parser.add_argument("--depth", type=int, default=5,
+                        help="depth of the searches that compare chapter 16's engine")
     parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT, help="JSON file")
     parser.add_argument("--preliminary", action="store_true",
                         help="mark the data as preliminary (a trial, not the measurement)")
     quiet.add_arguments(parser)
     options = parser.parse_args(arguments)
     workers, engines = start_workers(STAGE, ROOT)
+    before = Worker(package_folder(BEFORE, ROOT))
     for name, worker in workers.items():
         engines[name]["version"] = worker.ask("version")["version"]
     engines[bench_search.REFERENCE] = {"version": importlib.metadata.version("sunfish")}
@@ -124,8 +161,9 @@ def main(arguments: list[str] | None = None, lock_path: Path = quiet.LOCK_PATH) 
             search = search_part(workers, options.seconds, options.repeats)
             perft = perft_part(workers, options.repeats, options.perft_cut)
             evaluation = evaluation_part(workers, options.seconds, options.repeats)
+            saves = saves_part(workers[INTERPRETED], before, options.depth, options.repeats)
     finally:
-        for worker in workers.values():
+        for worker in [*workers.values(), before]:
             worker.close()
     compiled_over_pure = {}
     if COMPILED in workers:
@@ -141,11 +179,13 @@ def main(arguments: list[str] | None = None, lock_path: Path = quiet.LOCK_PATH) 
         "seconds_per_search": options.seconds,
         "repeats": options.repeats,
         "perft_cut": options.perft_cut,
+        "depth": options.depth,
         "engines": engines,
         "conditions": conditions.record(),
         "search": search,
         "perft": perft,
         "evaluation": evaluation,
+        "saves": saves,
         "compiled_over_pure": compiled_over_pure,
     }
     options.output.parent.mkdir(parents=True, exist_ok=True)
