@@ -49,7 +49,8 @@ def extensions() -> list:
     paths = [f"src/{PACKAGE}/{name}.py" for name in ENGINE_MODULES
              if (ROOT / "src" / PACKAGE / f"{name}.py").exists()]
     print(f"cb2026: compiling {len(paths)} engine modules with mypyc", file=sys.stderr)
-    return mypycify(paths, **MYPYC_OPTIONS)
+    return mypycify(paths, opt_level=MYPYC_OPTIONS["opt_level"],
+                    group_name=MYPYC_OPTIONS["group_name"])
 
 
 setup(ext_modules=extensions())
