@@ -44,6 +44,10 @@ print(json.dumps(search_results(techniques, json.loads(sys.argv[3]),
 MAIN_SEARCH_PRUNING = ("reverse_futility", "futility", "late_move_pruning")
 # ... and with the quiescence search's two (captures left out), all of chapter 15's pruning.
 FORWARD_PRUNING = ("quiescence_see", "delta_pruning", *MAIN_SEARCH_PRUNING)
+# The switches of chapters 14 and 15: the tests of chapter 13.1's weights turn them off, so
+# that the searches they compare with chapter 13's differ by the weights alone.
+AFTER_THE_EVALUATION = ("check_extensions", "single_reply_extensions", "singular_extensions",
+                        *FORWARD_PRUNING, "improving")
 
 
 def random_boards(count: int, seed: int) -> list[chess.Board]:

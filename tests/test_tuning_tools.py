@@ -18,18 +18,20 @@ from cb2026.search import Techniques
 from compile_engine import build_compiled, missing_compiler
 from make_tuning_set import candidates, pgn_files
 from positions import SEARCH_POSITIONS
-from stage_referee import folder_searches, search_results, stage_searches, switched_off
+from stage_referee import (
+    AFTER_THE_EVALUATION,
+    folder_searches,
+    search_results,
+    stage_searches,
+    switched_off,
+)
 
 pytestmark = [pytest.mark.stage("stage-13.1-tuning"), pytest.mark.tooling]
 
 # The stage whose evaluation the Tuned switch gives back.
 HAND_STAGE = "stage-13-evaluation"
-# The techniques of chapters 14 and 15, where the engine under test has them: off, so
-# that the searches compared with chapter 13's differ by the weights alone.
-LATER_TECHNIQUES = switched_off(
-    "check_extensions", "single_reply_extensions", "singular_extensions",
-    "quiescence_see", "delta_pruning", "reverse_futility", "futility",
-    "late_move_pruning", "improving")
+# Chapters 14 and 15 switched off where the engine under test has them.
+LATER_TECHNIQUES = switched_off(*AFTER_THE_EVALUATION)
 
 
 def test_the_set_reads_the_games_of_named_stages_up_to_13_only(tmp_path: Path) -> None:
