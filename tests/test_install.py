@@ -1,10 +1,12 @@
 """`pip` builds the compiled engine where it can and the pure one when asked (chapter 17).
 
-Both wheels are built with `pip wheel` from a copy of the files a build reads (so the
-checkout gets no build folders), with the environment's setuptools and mypy (no build
-isolation: no network), then each is installed into a fresh virtual environment of its
-own, where `cb2026 --version` must name its build. Without a C compiler the compiled wheel
-cannot be made and the test is skipped, saying why; the pure one is checked all the same.
+Both wheels are built with `pip wheel` from an sdist made of a copy of the files a build
+reads (so the checkout gets no build folders), as `python -m build` and an install from an
+index build them: the sdist must carry what setup.py imports. The environment's setuptools
+and mypy build them (no build isolation: no network), then each is installed into a fresh
+virtual environment of its own, where `cb2026 --version` must name its build. Without a C
+compiler the compiled wheel cannot be made and the test is skipped, saying why; the pure
+one is checked all the same.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tarfile
 from pathlib import Path
 
 import pytest
@@ -25,7 +28,8 @@ pytestmark = [pytest.mark.stage("stage-17-speed"), pytest.mark.slow, pytest.mark
 ROOT = Path(__file__).resolve().parents[1]
 # What setup.py and pyproject.toml read: the metadata, the package, the tool that knows
 # which modules to compile.
-BUILD_INPUTS = ("pyproject.toml", "setup.py", "README.md", "src/cb2026", "tools/compile_engine.py")
+BUILD_INPUTS = ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "src/cb2026",
+                "tools/compile_engine.py")
 
 
 def source_copy(folder: Path) -> Path:
@@ -40,15 +44,31 @@ def source_copy(folder: Path) -> Path:
     return folder
 
 
+def unpacked_sdist(source: Path, folder: Path, environment: dict[str, str]) -> Path:
+    """Make the sdist of `source` with setuptools' build backend, unpack it into `folder`;
+    return the unpacked tree, the only files a wheel built from the sdist can read."""
+    dist = folder / "dist"
+    subprocess.run(
+        [sys.executable, "-c", "import sys; from setuptools import build_meta; "
+         "build_meta.build_sdist(sys.argv[1])", str(dist)],
+        check=True, cwd=source, env=environment, capture_output=True, timeout=300)
+    (sdist,) = dist.glob("cb2026-*.tar.gz")
+    with tarfile.open(sdist) as archive:
+        archive.extractall(folder / "unpacked", filter="data")
+    (tree,) = (folder / "unpacked").iterdir()
+    return tree
+
+
 def build_and_install(tmp_path: Path, name: str, pure: bool) -> tuple[Path, str]:
     """Build a wheel (pure if asked), install it into a new venv; return the wheel and
     what the installed `cb2026 --version` prints."""
-    source = source_copy(tmp_path / f"{name}-source")
     wheels = tmp_path / f"{name}-wheel"
     environment = {key: value for key, value in os.environ.items()
                    if key not in ("CB2026_PURE", "PYTHONPATH")}
     if pure:
         environment["CB2026_PURE"] = "1"
+    copy = source_copy(tmp_path / f"{name}-source")
+    source = unpacked_sdist(copy, tmp_path / f"{name}-sdist", environment)
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
          "--wheel-dir", str(wheels), str(source)],

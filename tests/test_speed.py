@@ -24,6 +24,7 @@ import chess
 import pytest
 
 import cb2026
+import cb2026.search
 from cb2026.attacks import is_square_attacked
 from cb2026.cli import engine_build, version_line
 from cb2026.evaluation import evaluate_position
@@ -83,6 +84,23 @@ def test_the_cached_evaluation_is_the_evaluation(boards: list[chess.Board]) -> N
     searcher.start_search()
     for board in boards + boards:  # the second time round, from the cache
         position = Position.from_fen(board.fen())
+        assert searcher.static_evaluation(position) == evaluate_position(position)
+
+
+def test_a_full_cache_still_answers_with_the_evaluation(
+        boards: list[chess.Board], monkeypatch: pytest.MonkeyPatch) -> None:
+    # Four slots for two hundred positions: nearly every lookup finds another position's
+    # score in its slot, which the key comparison must turn away.
+    monkeypatch.setattr(cb2026.search, "EVALUATION_CACHE_SIZE", 4)
+    searcher = Searcher()
+    searcher.start_search()
+    assert len(searcher.evaluation_keys) == 4
+    for board in boards + boards:
+        position = Position.from_fen(board.fen())
+        assert searcher.static_evaluation(position) == evaluate_position(position)
+        # The same placement with the other side to move: another key, another score.
+        position.side_to_move ^= 1
+        position.key = position.compute_key()
         assert searcher.static_evaluation(position) == evaluate_position(position)
 
 
