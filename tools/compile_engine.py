@@ -75,6 +75,10 @@ def missing_compiler() -> str | None:
     compiler = shlex.split(os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc")[0]
     if shutil.which(compiler) is None:
         return f"no C compiler ({compiler!r} is not on PATH)"
+    # A compiler without Python's headers (no python3-dev package) fails on the first file.
+    headers = Path(sysconfig.get_paths()["include"]) / "Python.h"
+    if not headers.exists():
+        return f"no Python headers ({headers} is missing)"
     try:
         importlib.metadata.version("mypy")
     except importlib.metadata.PackageNotFoundError:
