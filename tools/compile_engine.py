@@ -197,7 +197,9 @@ def main() -> int:
     options = parser.parse_args()
     folder = build_compiled(options.stage, force=options.force)
     info = build_info(folder)
-    print(f"{folder.relative_to(ROOT)}: {', '.join(info['compiled_modules'])} compiled "
+    modules = info["compiled_modules"]
+    assert isinstance(modules, list)
+    print(f"{folder.relative_to(ROOT)}: {', '.join(map(str, modules))} compiled "
           f"(mypy {info['mypy']}, {info['compile_seconds']} s)")
     return 0
 
