@@ -11,7 +11,7 @@ STAMP := $(VENV)/.installed-$(shell cat pyproject.toml $(LOCK) | cksum | cut -d'
 # Debian and Ubuntu ship `venv` without ensurepip unless their python3-venv package is installed.
 VENV_HELP := could not create $(VENV) with '$(PYTHON) -m venv'. On Debian or Ubuntu install the venv package (sudo apt-get install python3-venv, or python3.X-venv for Python 3.X), remove $(VENV) and run make again.
 
-.PHONY: book test test-stages tangle check tags ensure-tags lock compiled bench-perft bench-search saves elo strength opponents lint clean
+.PHONY: book test test-stages tangle check tags ensure-tags lock compiled bench-perft bench-search bench-speed saves elo strength opponents lint clean
 
 $(STAMP): pyproject.toml $(LOCK)
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11) and "cb2026 needs Python 3.11 or newer")'
@@ -69,6 +69,10 @@ opponents: $(STAMP)  ## Sunfish for benchmarks and matches; Stockfish and GNU Ch
 
 bench-search: opponents  ## search speed of cb2026, interpreted and compiled, against Sunfish
 	$(BIN)/python tools/bench_search.py $(ARGS)
+
+# Chapter 17's table: run it with ARGS=--wait, so that it waits for the lock and a quiet machine.
+bench-speed: opponents  ## speed of the stage-17 engine, pure and compiled, against Sunfish and python-chess
+	$(BIN)/python tools/measure_speed.py $(ARGS)
 
 saves: $(STAMP)  ## a chapter's "What it saves" table: make saves STAGE=... EXPERIMENT=... DEPTH=...
 	$(BIN)/python tools/measure_techniques.py $(STAGE) $(EXPERIMENT) $(DEPTH) $(ARGS)

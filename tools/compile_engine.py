@@ -10,6 +10,11 @@ compiles the tangled modules as the chapters wrote them, type hints and all. A b
 reused while its source, mypy and Python are unchanged (a fingerprint in build-info.json);
 `--force` rebuilds. Needs a C compiler and the
 `compiled` extra (mypy, setuptools). `make compiled [STAGE=...]` runs this.
+
+setup.py imports ENGINE_MODULES, MYPYC_OPTIONS and missing_compiler from here when `pip`
+builds a wheel, in an environment that may hold nothing but setuptools and mypy: this
+module imports only the standard library at the top (the stage tools, which need PyYAML,
+inside the functions that use them).
 """
 
 from __future__ import annotations
@@ -32,8 +37,6 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT / "tools") not in sys.path:
     sys.path.insert(0, str(ROOT / "tools"))
 
-from literate.stages import package_folder  # noqa: E402
-
 PACKAGE = "cb2026"
 # The engine proper; the match runner (match, game, openings, elo) stays interpreted.
 ENGINE_MODULES = (
@@ -41,13 +44,22 @@ ENGINE_MODULES = (
     "evaluate", "evaluation", "see", "picker", "search", "tt", "limits", "perft", "cli",
 )
 INFO_FILE = "build-info.json"
+# How mypyc compiles the engine, here and in setup.py: at its highest optimisation level, all
+# modules in one C library (a group), so that calls between modules stay native C calls.
+MYPYC_OPTIONS = {"opt_level": "3", "group_name": PACKAGE}
 SETUP_SCRIPT = """\
 from setuptools import setup
 from mypyc.build import mypycify
 
-setup(name="cb2026-compiled", ext_modules=mypycify({paths!r}, opt_level="3",
-      group_name="cb2026"))
+setup(name="cb2026-compiled", ext_modules=mypycify({paths!r}, **{options!r}))
 """
+
+
+def package_folder(stage: str, root: Path) -> Path:
+    """The folder to import the engine of `stage` from (literate.stages.package_folder)."""
+    from literate.stages import package_folder as stage_folder
+
+    return stage_folder(stage, root)
 
 
 def compiled_folder(stage: str | None = None, root: Path = ROOT) -> Path:
@@ -63,6 +75,10 @@ def missing_compiler() -> str | None:
     compiler = shlex.split(os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc")[0]
     if shutil.which(compiler) is None:
         return f"no C compiler ({compiler!r} is not on PATH)"
+    # A compiler without Python's headers (no python3-dev package) fails on the first file.
+    headers = Path(sysconfig.get_paths()["include"]) / "Python.h"
+    if not headers.exists():
+        return f"no Python headers ({headers} is missing)"
     try:
         importlib.metadata.version("mypy")
     except importlib.metadata.PackageNotFoundError:
@@ -93,7 +109,7 @@ def run_mypyc(package: Path, work: Path) -> list[str]:
     shutil.copytree(package, sources, ignore=shutil.ignore_patterns("__pycache__", "*.so"))
     modules = [name for name in ENGINE_MODULES if (sources / f"{name}.py").exists()]
     paths = [f"{PACKAGE}/{name}.py" for name in modules]
-    (work / "setup.py").write_text(SETUP_SCRIPT.format(paths=paths))
+    (work / "setup.py").write_text(SETUP_SCRIPT.format(paths=paths, options=MYPYC_OPTIONS))
     # The work folder keeps mypy's cache and the C files, so a rebuild redoes only what changed.
     completed = subprocess.run(
         [sys.executable, "setup.py", "build_ext", "--inplace"],
@@ -181,7 +197,9 @@ def main() -> int:
     options = parser.parse_args()
     folder = build_compiled(options.stage, force=options.force)
     info = build_info(folder)
-    print(f"{folder.relative_to(ROOT)}: {', '.join(info['compiled_modules'])} compiled "
+    modules = info["compiled_modules"]
+    assert isinstance(modules, list)
+    print(f"{folder.relative_to(ROOT)}: {', '.join(map(str, modules))} compiled "
           f"(mypy {info['mypy']}, {info['compile_seconds']} s)")
     return 0
 

@@ -63,7 +63,31 @@ def search_task(fen: str, depth: int | None = None, seconds: float | None = None
     }
 
 
-TASKS = {"describe": describe, "perft": perft_task, "search": search_task}
+def evaluate_task(fens: list[str], seconds: float) -> dict[str, Any]:
+    """Evaluate the positions of `fens` over and over for about `seconds`; count the
+    evaluations. Chapter 13's evaluation (stage 13 on), all its terms on."""
+    from cb2026.evaluation import evaluate_position
+    from cb2026.position import Position
+
+    positions = [Position.from_fen(fen) for fen in fens]
+    evaluations = 0
+    started = time.perf_counter()
+    while (elapsed := time.perf_counter() - started) < seconds:
+        for position in positions:
+            evaluate_position(position)
+        evaluations += len(positions)
+    return {"evaluations": evaluations, "seconds": elapsed}
+
+
+def version_task() -> dict[str, Any]:
+    """The line `cb2026 --version` prints (stage 17 on)."""
+    from cb2026.cli import version_line
+
+    return {"version": version_line()}
+
+
+TASKS = {"describe": describe, "perft": perft_task, "search": search_task,
+         "evaluate": evaluate_task, "version": version_task}
 
 
 def serve(folder: str) -> None:

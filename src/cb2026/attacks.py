@@ -1,4 +1,5 @@
-# Generated from the book by tools/literate, from chapters stage-01-board.
+# Generated from the book by tools/literate, from chapters stage-01-board,
+# stage-17-speed.
 # Do not edit: change the chapters and run `make tangle`.
 
 """Square geometry: which squares each piece reaches, and whether a square is attacked.
@@ -12,11 +13,13 @@ from __future__ import annotations
 
 from cb2026.board import (
     BISHOP,
+    BLACK,
     KING,
     KNIGHT,
     PAWN,
     QUEEN,
     ROOK,
+    WHITE,
     WHITE_BIT,
     Colour,
     Piece,
@@ -97,36 +100,16 @@ PAWN_CAPTURE_TARGETS: tuple[tuple[Targets, ...], tuple[Targets, ...]] = (
 
 def is_square_attacked(board: list[Piece], square: Square, by_colour: Colour) -> bool:
     """Return True if any piece of `by_colour` attacks `square` on `board`."""
-    # Look outward from the square for each kind of attacker, cheapest tests first.
-    colour = WHITE_BIT << by_colour
-    knight = colour | KNIGHT
-    for source in KNIGHT_TARGETS[square]:
-        if board[source] == knight:
+    for source, attacker in LEAPER_ATTACKERS[by_colour][square]:
+        if board[source] == attacker:
             return True
-    pawn = colour | PAWN
-    for source in PAWN_CAPTURE_TARGETS[by_colour ^ 1][square]:
-        if board[source] == pawn:
-            return True
-    king = colour | KING
-    for source in KING_TARGETS[square]:
-        if board[source] == king:
-            return True
-    straight_sliders = (colour | ROOK, colour | QUEEN)
-    for ray in ROOK_RAYS[square]:
+    for ray, sliders in SLIDER_RAYS[by_colour][square]:
         for source in ray:
             piece = board[source]
             if piece:
-                if piece in straight_sliders:
+                if piece in sliders:
                     return True
-                break
-    diagonal_sliders = (colour | BISHOP, colour | QUEEN)
-    for ray in BISHOP_RAYS[square]:
-        for source in ray:
-            piece = board[source]
-            if piece:
-                if piece in diagonal_sliders:
-                    return True
-                break
+                break  # the first piece on the ray hides the ones behind it
     return False
 
 
@@ -139,3 +122,45 @@ def pawn_attackers_exist(board: list[Piece], square: Square, colour: Colour) -> 
         if board[source] == pawn:
             return True
     return False
+
+
+# The pieces that can attack a square: (square they stand on, piece).
+Attackers = tuple[tuple[Square, Piece], ...]
+# A square's rays, each with the two pieces that attack along it.
+SliderRays = tuple[tuple[Ray, tuple[Piece, Piece]], ...]
+
+
+def build_leaper_attackers() -> tuple[tuple[Attackers, ...], ...]:
+    """Return, per colour and square, every (square, piece) from which a knight, pawn
+    or king of that colour would attack the square."""
+    table = []
+    for colour in (WHITE, BLACK):
+        bit = WHITE_BIT << colour
+        by_square = []
+        for square in range(64):
+            pairs = [(source, bit | KNIGHT) for source in KNIGHT_TARGETS[square]]
+            # See PAWN_CAPTURE_TARGETS: the other colour's captures from the square.
+            pairs += [(source, bit | PAWN)
+                      for source in PAWN_CAPTURE_TARGETS[colour ^ 1][square]]
+            pairs += [(source, bit | KING) for source in KING_TARGETS[square]]
+            by_square.append(tuple(pairs))
+        table.append(tuple(by_square))
+    return tuple(table)
+
+
+def build_slider_rays() -> tuple[tuple[SliderRays, ...], ...]:
+    """Return, per colour and square, each ray from the square with the colour's two
+    pieces that attack along it (rook or queen, bishop or queen)."""
+    table = []
+    for colour in (WHITE, BLACK):
+        bit = WHITE_BIT << colour
+        straight, diagonal = (bit | ROOK, bit | QUEEN), (bit | BISHOP, bit | QUEEN)
+        table.append(tuple(
+            tuple([(ray, straight) for ray in ROOK_RAYS[square]]
+                  + [(ray, diagonal) for ray in BISHOP_RAYS[square]])
+            for square in range(64)))
+    return tuple(table)
+
+
+LEAPER_ATTACKERS: tuple[tuple[Attackers, ...], ...] = build_leaper_attackers()
+SLIDER_RAYS: tuple[tuple[SliderRays, ...], ...] = build_slider_rays()

@@ -1,6 +1,6 @@
 # Generated from the book by tools/literate, from chapters stage-01-board,
 # stage-02-moves, stage-03-legal, stage-04-zobrist, stage-07-uci, stage-08-tt,
-# stage-09-pvs, stage-10-null-move, stage-16-parallel.
+# stage-09-pvs, stage-10-null-move, stage-16-parallel, stage-17-speed.
 # Do not edit: change the chapters and run `make tangle`.
 
 """The console front end: a UCI-style command loop on standard input and output.
@@ -13,6 +13,7 @@ stops the loop: it prints an `info string error: ...` line and waits for the nex
 from __future__ import annotations
 
 import dataclasses
+import importlib.metadata
 import os
 import sys
 import threading
@@ -235,8 +236,11 @@ def run(input_stream: TextIO, output_stream: TextIO) -> None:
 
 
 def main() -> None:
-    """Run the command loop on standard input and output (the
-    `cb2026` console command)."""
+    """Run the command loop on standard input and output (the `cb2026` console
+    command); `cb2026 --version` prints the version and build instead."""
+    if sys.argv[1:] == ["--version"]:
+        print(version_line())
+        return
     run(sys.stdin, sys.stdout)
 
 
@@ -764,3 +768,20 @@ def tell_helpers(session: Session, message: Callable[[HelperPool], object]) -> N
         session.say(f"info string error: a helper process failed ({error!r}): "
                     "searching alone from now on")
         end_parallel_search(session)
+
+
+def engine_build() -> str:
+    """Return which build of the engine runs: "compiled (mypyc)" or "pure Python"."""
+    # This module is compiled with the rest of the engine or not at all, and a compiled
+    # module is an extension module: its file is a shared library, not a .py file.
+    compiled = __file__.endswith((".so", ".pyd"))
+    return "compiled (mypyc)" if compiled else "pure Python"
+
+
+def version_line() -> str:
+    """Return the line `cb2026 --version` prints: the version and the build."""
+    try:
+        version = importlib.metadata.version(ENGINE_NAME)
+    except importlib.metadata.PackageNotFoundError:
+        version = "(not installed)"  # run from a folder on sys.path
+    return f"{ENGINE_NAME} {version}, {engine_build()}"

@@ -2,7 +2,7 @@
 # stage-06-quiescence, stage-07-uci, stage-08-tt, stage-08.1-tt-buckets, stage-09-pvs,
 # stage-10-null-move, stage-11-killers-history, stage-12-lmr, stage-13-evaluation,
 # stage-13.1-tuning, stage-14-extensions, stage-14.1-singular, stage-15-pruning,
-# stage-16-parallel.
+# stage-16-parallel, stage-17-speed.
 # Do not edit: change the chapters and run `make tangle`.
 
 """Looking ahead: negamax search with alpha-beta pruning.
@@ -290,10 +290,14 @@ class Searcher:
         self.history = new_history()
         # The static evaluation of the node being searched at each ply (None: none made)
         self.static_evaluations: list[int | None] = [None] * MAX_PLY
+        # The evaluation cache: by slot, a position's key (-1: none) and its evaluation.
+        self.evaluation_keys: list[int] = [-1] * EVALUATION_CACHE_SIZE
+        self.evaluation_scores: list[int] = [0] * EVALUATION_CACHE_SIZE
 
     def start_search(self) -> None:
         """Get ready for a new search: fresh notes, killers and history, a new
-        generation in the table, and the evaluation's weights the switch asks for."""
+        generation in the table, the evaluation's weights the switch asks for, and an
+        empty evaluation cache."""
         self.notes = Notes()
         self.next_check = NODES_BETWEEN_CHECKS
         self.tt.new_search()
@@ -302,6 +306,9 @@ class Searcher:
         self.killers = new_killers()
         self.history = new_history()
         use_weights(TUNED_WEIGHTS if self.techniques.tuned else HAND_WEIGHTS)
+        # Scores from another search may come from other switches or weights.
+        self.evaluation_keys = [-1] * EVALUATION_CACHE_SIZE
+        self.evaluation_scores = [0] * EVALUATION_CACHE_SIZE
 
     def search(
         self, position: Position, depth: int
@@ -907,12 +914,21 @@ class Searcher:
     proving_mate: bool = False
 
     def static_evaluation(self, position: Position) -> int:
-        """Return the evaluation the switches ask for, from the side to move's view."""
+        """Return the evaluation the switches ask for, from the side to move's view;
+        a position evaluated before in this search is looked up, not evaluated again."""
+        key = position.key
+        slot = key & (EVALUATION_CACHE_SIZE - 1)
+        if self.evaluation_keys[slot] == key:
+            return self.evaluation_scores[slot]
         techniques = self.techniques
         if not (techniques.evaluation and techniques.pst):
-            return evaluate(position, techniques.pst)  # chapters 5 and 6
-        return evaluate_position(position, techniques.pawn_structure,
-                                 techniques.mobility, techniques.king_safety)
+            score = evaluate(position, techniques.pst)  # chapters 5 and 6
+        else:
+            score = evaluate_position(position, techniques.pawn_structure,
+                                      techniques.mobility, techniques.king_safety)
+        self.evaluation_keys[slot] = key
+        self.evaluation_scores[slot] = score
+        return score
 
     # The depth of the iteration being searched (set by search_moves at the root).
     root_depth: int = 0
@@ -1266,3 +1282,7 @@ def late_move_count(depth: int, improving: bool) -> int:
 def is_late_endgame(board: list[Piece]) -> bool:
     """Return True if a side has no piece but its king and pawns."""
     return not (has_pieces(board, WHITE) and has_pieces(board, BLACK))
+
+
+# The slots of the evaluation cache: a power of two, so that a key's low bits index it.
+EVALUATION_CACHE_SIZE = 1 << 16
