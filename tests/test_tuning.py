@@ -375,7 +375,7 @@ def test_the_engines_literals_are_what_the_tuner_fits_from_the_committed_data() 
                                env={**os.environ, "OPENBLAS_NUM_THREADS": "1",
                                     # the package under test, a stage's snapshot's included
                                     "PYTHONPATH": str(Path(evaluation_module.__file__).parents[1])},
-                               check=True)
+                               check=True, timeout=600)  # a minute or two on two busy cores
     fitted = json.loads(completed.stdout)
     # The fit is the chapter's, step for step; a sum in another order (another
     # machine's numpy) may move a weight across a half, so one centipawn is allowed.
