@@ -176,7 +176,7 @@ LADDER_CLOCK = "60+0.6"
 LADDER_LEVELS = (1800, 2000, 2200)
 LADDER_GAMES = 200
 LADDER_ENGINE = ("option.Threads=2", "option.Hash=64")
-GOAL_CLOCK = "10+0.1"
+GOAL_CLOCK = STRENGTH_CLOCK  # the issue states the Sunfish goal at the strength matches' clock
 GNUCHESS = shutil.which("gnuchess") or "/usr/games/gnuchess"
 
 
