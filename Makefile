@@ -32,11 +32,15 @@ book: $(STAMP) ensure-tags  ## build the HTML book into book/_build/html (warnin
 
 # The test files are spread over every core (pytest-xdist), a whole file to a worker, so that a
 # chapter's cells still run in order in one kernel and a file's tests in the order written.
-test: $(STAMP) ensure-tags  ## the whole test suite: engine tests, tools, every chapter under nbval
-	$(BIN)/python -m pytest -n auto --dist loadfile
+# The slow tests of the book's own tooling (compiler builds, wheels, tags, real matches) are
+# left to test-stages, which keeps this the command to run after every change.
+test: $(STAMP) ensure-tags  ## every engine test, every chapter under nbval, the tooling's quick tests
+	$(BIN)/python -m pytest -n auto --dist loadfile -m "not (slow and tooling)"
 
-test-stages: $(STAMP) ensure-tags  ## every stage's snapshot against all of its engine tests, slow ones too (CI runs it)
-	$(BIN)/python -m pytest tests/test_stages.py --snapshots=all
+# Each snapshot is one long test, as are the slow tooling tests: the workers take them one at a
+# time and steal from each other, so that both finish together.
+test-stages: $(STAMP) ensure-tags  ## every stage's snapshot against its engine tests, and the tooling's slow tests (CI runs it)
+	$(BIN)/python -m pytest --snapshots=all -m "slow and tooling" -n auto --dist worksteal
 
 tangle: $(STAMP)  ## regenerate src/cb2026 from the chapters
 	PYTHONPATH=tools $(BIN)/python -m literate tangle

@@ -55,8 +55,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default="none",
         choices=["none", "own", "all"],
         help="what each stage snapshot runs (tests/test_stages.py): nothing (default: the"
-        " snapshots are make test-stages' job), its own stage's engine tests, or all its"
-        " engine tests and its chapter (make test-stages, run by CI)",
+        " snapshots are make test-stages' job), its own stage's engine tests, or all the"
+        " engine tests it holds (make test-stages, run by CI)",
     )
 
 

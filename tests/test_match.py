@@ -562,6 +562,7 @@ def reference_run(tmp_path: Path, other: str) -> tuple[dict, list[chess.pgn.Game
     return summary, games, other_folder
 
 
+@pytest.mark.slow
 def test_resumed_match_equals_a_straight_run(tmp_path: Path) -> None:
     """Two games, then --resume to six: the same games as six games in one go."""
     straight, straight_games, resumed_folder = reference_run(tmp_path, "resumed")
@@ -586,6 +587,7 @@ def test_resumed_match_equals_a_straight_run(tmp_path: Path) -> None:
     assert again["games_resumed"] == 6 and again["pairs"] == straight["pairs"]
 
 
+@pytest.mark.slow
 def test_resume_refuses_another_matchs_journal(
     tmp_path: Path, capsys: pytest.CaptureFixture
 ) -> None:
@@ -611,6 +613,7 @@ def test_resume_refuses_another_matchs_journal(
     assert len(path.read_text().splitlines()) == 1 + 4
 
 
+@pytest.mark.slow
 def test_resume_replays_the_games_in_the_order_they_finished(tmp_path: Path) -> None:
     """The SPRT is sequential: a resumed match must see the games in the journal's order."""
     status, _, _ = run_main(cb2026_pair_arguments(4), tmp_path)
@@ -632,6 +635,7 @@ def test_resume_replays_the_games_in_the_order_they_finished(tmp_path: Path) -> 
         main([*cb2026_pair_arguments(4), "--resume", "--json", str(tmp_path / "result.json")])
 
 
+@pytest.mark.slow
 def test_resume_refuses_a_journal_of_another_sprt(
     tmp_path: Path, capsys: pytest.CaptureFixture
 ) -> None:
@@ -653,6 +657,7 @@ def test_resume_refuses_a_journal_of_another_sprt(
     assert "belongs to another match" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_dask_cluster_plays_the_same_games(tmp_path: Path) -> None:
     """Three pairs sent as tasks to two Dask worker processes give the local run's games."""
     # A plain import: Dask is in the test extra, and a skip would hide a broken cluster path.

@@ -1,16 +1,19 @@
-"""Every stage's snapshot, built from the book, passes its tests and runs its chapter.
+"""Every stage's snapshot, built from the book, passes the engine tests it holds.
 
 `make test` builds no snapshot (`--snapshots=none`, the default): it tests the newest engine
 (src/) with every test, and runs every chapter against the engine of its own stage
-(book/chapters/bookstage.py), which is that stage's snapshot package tangled from the same
-chapters. The snapshots are the job of `make test-stages` (`--snapshots=all`, which CI runs):
-each snapshot runs every engine test it holds, slow ones included, and its chapter inside the
-snapshot's own tree, so that each stage's engine is checked by its own tests and by every
-earlier stage's. Its cost grows with every stage, which is why it is not part of `make
-test`. `--snapshots=own` runs only the engine tests declared for each snapshot's own stage
-(the newest is skipped there: its package is src/, which the main run tests). Tests of the
-book's tooling (`pytest.mark.tooling`) are the same files in every snapshot, so only the
-main run has them."""
+(book/chapters/bookstage.py), which is that stage's snapshot package, tangled from the same
+chapters; so each chapter has run against its own package before any snapshot is built. The
+snapshots are the job of `make test-stages` (`--snapshots=all`, which CI runs): each snapshot
+runs every engine test it holds, slow ones included, so that each stage's engine is checked
+by its own tests and by every earlier stage's, as a reader who checks out its tag would run
+them. The newest snapshot is skipped: its package is src/ (literate check keeps them equal)
+and its tree is the repository's, so `make test` has run all of it. The cost grows with
+every stage, which is why it is not part of `make test`, and why `make test-stages` runs the
+snapshots side by side on the machine's cores, the longest first. `--snapshots=own` runs
+only the engine tests declared for each snapshot's own stage. Tests of the book's tooling
+(`pytest.mark.tooling`) are the same files in every snapshot, so only the main run has
+them."""
 
 from __future__ import annotations
 
@@ -55,12 +58,11 @@ def own_test_files(snapshot: Path, stage: str) -> list[str]:
 
 def snapshot_pytest_arguments(snapshot: Path, stage: str, scope: str) -> list[str]:
     """What the snapshot's own pytest runs: its stage's engine tests (none: nothing to run),
-    or (scope "all") every test and its chapter."""
+    or (scope "all") every engine test it holds."""
     # The tools are the same files in every snapshot; the main run tests them once.
     if scope == "all":
-        chapter = f"book/chapters/{stage}.md"
         # The snapshot's own copy of this module would build snapshots again.
-        return ["tests", chapter, "--ignore=tests/test_stages.py", "-m", "not tooling"]
+        return ["tests", "--ignore=tests/test_stages.py", "-m", "not tooling"]
     own = own_test_files(snapshot, stage)
     # Without test files, pytest would run every test it finds: an empty list says skip.
     return [*own, "-m", "not slow and not tooling"] if own else []
@@ -74,15 +76,17 @@ def test_own_test_files_are_those_declaring_the_stage(tmp_path: Path) -> None:
     arguments = snapshot_pytest_arguments(tmp_path, "s-2", "own")
     assert arguments[0] == "tests/test_b.py" and "book/chapters/s-2.md" not in arguments
     assert snapshot_pytest_arguments(tmp_path, "s-3", "own") == []
-    assert snapshot_pytest_arguments(tmp_path, "s-2", "all")[:2] == [
-        "tests", "book/chapters/s-2.md"]
+    assert snapshot_pytest_arguments(tmp_path, "s-2", "all")[0] == "tests"
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
     "stage",
-    # Each snapshot test belongs to its stage, so `--stage N` builds snapshots up to N.
-    [pytest.param(c.stage_id, marks=pytest.mark.stage(c.stage_id)) for c in chapters(ROOT)],
+    # Each snapshot test belongs to its stage, so `--stage N` builds snapshots up to N. Newest
+    # first: later snapshots hold more tests, and starting the longest runs first lets the
+    # workers of `make test-stages` finish together.
+    [pytest.param(c.stage_id, marks=pytest.mark.stage(c.stage_id))
+     for c in reversed(chapters(ROOT))],
 )
 def test_the_snapshot_passes_its_tests(
     stage: str, tmp_path: Path, request: pytest.FixtureRequest
@@ -90,10 +94,11 @@ def test_the_snapshot_passes_its_tests(
     scope = request.config.getoption("--snapshots")
     if scope == "none":
         pytest.skip("the stage snapshots are run by make test-stages (--snapshots=all)")
-    if scope == "own" and stage == chapters(ROOT)[-1].stage_id:
-        # The newest snapshot is src/ itself (literate check keeps them equal), whose
-        # tests the main run has: running them again would only cost time.
-        pytest.skip(f"{stage} is the newest stage: the main run tests its package")
+    if stage == chapters(ROOT)[-1].stage_id:
+        # The newest snapshot is src/ itself (literate check keeps them equal) in the
+        # repository's own tree, whose tests and chapters the main run has: running them
+        # again would only cost time.
+        pytest.skip(f"{stage} is the newest stage: make test runs its tests and chapter")
     snapshot = build_snapshot(stage, tmp_path / stage, ROOT)
     own_chapters = sorted(path.stem for path in (snapshot / "book" / "chapters").glob("stage-*.md"))
     assert own_chapters[-1] == stage

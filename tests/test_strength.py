@@ -135,7 +135,7 @@ def test_self_play_names_the_second_engine_after_its_options() -> None:
 def test_only_takes_a_stage_that_plays(monkeypatch: pytest.MonkeyPatch,
                                        capsys: pytest.CaptureFixture[str]) -> None:
     plans = [StagePlan("stage-05-alphabeta", plays=False), StagePlan("stage-07-uci", plays=True)]
-    monkeypatch.setattr(strength_by_stage, "plan_stages", lambda: plans)
+    monkeypatch.setattr(strength_by_stage, "plan_stages", lambda through=None: plans)
     with pytest.raises(SystemExit) as stopped:
         strength_by_stage.main(["--only", "stage-05-alphabeta"])
     assert stopped.value.code == 2
@@ -143,6 +143,7 @@ def test_only_takes_a_stage_that_plays(monkeypatch: pytest.MonkeyPatch,
     assert message in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_the_first_stage_that_plays_is_the_first_that_searches() -> None:
     """Chapters 1 to 6 answer `go` with perft at most; 7.1 adds no engine code to 7."""
     plans = {plan.stage: plan for plan in strength_by_stage.plan_stages()}
@@ -166,6 +167,7 @@ def test_data_measured_otherwise_is_started_afresh(tmp_path: Path) -> None:
     assert strength_by_stage.load_data(path, upgraded) == {"settings": upgraded, "stages": []}
 
 
+@pytest.mark.slow
 def test_a_tiny_run_its_data_and_its_resume(tmp_path: Path) -> None:
     first = run_tool(tmp_path, *TRIAL, "--only", "stage-07-uci")
     assert first.returncode == 0, first.stdout + first.stderr

@@ -207,6 +207,7 @@ def test_notebooks_made_from_chapters_are_ignored_by_git_and_the_book() -> None:
     assert not excluded("chapters/stage-01-board.md")
 
 
+@pytest.mark.slow
 def test_tangling_the_stages_in_one_pass_gives_each_stages_package() -> None:
     book = chapters(ROOT)
     staged = dict(tangle_stages(book))

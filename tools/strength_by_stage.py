@@ -156,8 +156,10 @@ class StagePlan:
     same_engine_as: str | None = None
 
 
-def plan_stages() -> list[StagePlan]:
-    """Return every stage of the book in order, with whether and how it is measured."""
+def plan_stages(through: str | None = None) -> list[StagePlan]:
+    """Return the stages of the book in order, up to `through` (all when None), with whether
+    and how each is measured. A stage's plan depends only on the stages before it, so
+    `--only` plans no further than its stage: each probe starts an engine."""
     plans: list[StagePlan] = []
     measured: tuple[str, str] | None = None  # the last stage played, and its engine's digest
     for chapter in chapters(ROOT):
@@ -171,6 +173,8 @@ def plan_stages() -> list[StagePlan]:
         else:
             plans.append(StagePlan(stage, plays=True))
             measured = (stage, digest)
+        if stage == through:
+            break
     return plans
 
 
@@ -370,7 +374,7 @@ def describe_plan(plans: list[StagePlan]) -> None:
 def main(arguments: list[str] | None = None) -> int:
     """Measure the stages (or list them); write the data file after every stage."""
     parser, options = parse_arguments(arguments)
-    plans = plan_stages()
+    plans = plan_stages(through=options.only)
     if options.list:
         describe_plan(plans)
         return 0
@@ -382,7 +386,10 @@ def main(arguments: list[str] | None = None) -> int:
         playing = [plan for plan in playing if plan.stage == options.only]
     path = options.output / DATA_NAME
     data = load_data(path, settings(options))
-    data["not_playing"] = [plan.stage for plan in plans if not plan.plays]
+    order = [chapter.stage_id for chapter in chapters(ROOT)]
+    # Stages planned by an earlier run (one without --only) stay listed.
+    listed = [*data.get("not_playing", []), *(plan.stage for plan in plans if not plan.plays)]
+    data["not_playing"] = [stage for stage in order if stage in listed]
     data["adjudication"] = " ".join(ADJUDICATION)
     data["openings"] = "the book's suite (book/data/openings), the runner's order (seed 2026)"
     # Stages may be played by different commands (7 with more games, for chapter 7.1):
@@ -391,7 +398,6 @@ def main(arguments: list[str] | None = None) -> int:
     given = sys.argv[1:] if arguments is None else arguments
     options.command = shlex.join(["python", "tools/strength_by_stage.py", *(
         word for word in given if word not in ("--resume", "--wait", "--allow-load"))])
-    order = [plan.stage for plan in plans]
     for plan in playing:
         if plan.same_engine_as is not None:
             entry: dict | None = {"stage": plan.stage, "same_engine_as": plan.same_engine_as}
