@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -59,14 +60,17 @@ def unpacked_sdist(source: Path, folder: Path, environment: dict[str, str]) -> P
     return tree
 
 
-def build_and_install(tmp_path: Path, name: str, pure: bool) -> tuple[Path, str]:
-    """Build a wheel (pure if asked), install it into a new venv; return the wheel and
-    what the installed `cb2026 --version` prints."""
+def build_and_install(tmp_path: Path, name: str, pure: bool,
+                      compiler: str | None = None) -> tuple[Path, str]:
+    """Build a wheel (pure if asked; with `compiler` as $CC if given), install it into a new
+    venv; return the wheel and what the installed `cb2026 --version` prints."""
     wheels = tmp_path / f"{name}-wheel"
     environment = {key: value for key, value in os.environ.items()
                    if key not in ("CB2026_PURE", "PYTHONPATH")}
     if pure:
         environment["CB2026_PURE"] = "1"
+    if compiler is not None:
+        environment["CC"] = compiler
     copy = source_copy(tmp_path / f"{name}-source")
     source = unpacked_sdist(copy, tmp_path / f"{name}-sdist", environment)
     subprocess.run(
@@ -98,3 +102,14 @@ def test_the_compiled_wheel_runs_compiled(tmp_path: Path) -> None:
     wheel, version = build_and_install(tmp_path, "compiled", pure=False)
     assert not wheel.name.endswith("-none-any.whl"), wheel.name
     assert version.startswith("cb2026 ") and version.endswith(", compiled (mypyc)"), version
+
+
+def test_a_compiler_that_fails_gives_the_pure_engine(tmp_path: Path) -> None:
+    """`false` passes the compiler check (it is on PATH) and fails every compile: the build
+    must fall back to the source modules, leaving no half-compiled module in the wheel."""
+    if missing_compiler() is not None:
+        pytest.skip(f"the fallback follows a compiler check that passes: {missing_compiler()}")
+    wheel, version = build_and_install(tmp_path, "failing", pure=False, compiler="false")
+    with zipfile.ZipFile(wheel) as archive:
+        assert not [name for name in archive.namelist() if name.endswith((".so", ".pyd"))]
+    assert version.startswith("cb2026 ") and version.endswith(", pure Python"), version
