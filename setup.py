@@ -56,7 +56,9 @@ def extensions() -> list:
         return mypycify(paths, opt_level=MYPYC_OPTIONS["opt_level"],
                         group_name=MYPYC_OPTIONS["group_name"])
     except (Exception, SystemExit) as error:  # mypy reports its errors by exiting
-        print(f"cb2026: building the pure-Python engine (mypyc failed: {error})",
+        # An exit's code is a number; mypy's messages were printed just before it.
+        reason = "its messages above" if isinstance(error, SystemExit) else error
+        print(f"cb2026: building the pure-Python engine (mypyc failed: {reason})",
               file=sys.stderr)
         return []
 
@@ -76,6 +78,11 @@ class BuildOrFallBack(build_ext):
                 Path(self.get_ext_fullpath(extension.name)).unlink(missing_ok=True)
             self.extensions = []
             self.distribution.ext_modules = []
+            # bdist_wheel chose a platform wheel before anything was compiled; it reads the
+            # choice again only after this build, so the wheel can still be a pure one.
+            wheel = self.distribution.command_obj.get("bdist_wheel")
+            if wheel is not None:
+                wheel.root_is_pure = True
 
 
 setup(ext_modules=extensions(), cmdclass={"build_ext": BuildOrFallBack})

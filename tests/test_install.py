@@ -1,12 +1,14 @@
-"""`pip` builds the compiled engine where it can and the pure one when asked (chapter 17).
+"""`pip` builds the compiled engine where it can, and the pure one when asked or when the
+compile fails (chapter 17).
 
-Both wheels are built with `pip wheel` from an sdist made of a copy of the files a build
+The wheels are built with `pip wheel` from an sdist made of a copy of the files a build
 reads (so the checkout gets no build folders), as `python -m build` and an install from an
 index build them: the sdist must carry what setup.py imports. The environment's setuptools
 and mypy build them (no build isolation: no network), then each is installed into a fresh
 virtual environment of its own, where `cb2026 --version` must name its build. Without a C
-compiler the compiled wheel cannot be made and the test is skipped, saying why; the pure
-one is checked all the same.
+compiler the compiled wheel cannot be made and the test is skipped, saying why, as is the
+one of a compiler that fails (it follows a compiler check that passes); the pure one is
+checked all the same.
 """
 
 from __future__ import annotations
@@ -104,12 +106,17 @@ def test_the_compiled_wheel_runs_compiled(tmp_path: Path) -> None:
     assert version.startswith("cb2026 ") and version.endswith(", compiled (mypyc)"), version
 
 
-def test_a_compiler_that_fails_gives_the_pure_engine(tmp_path: Path) -> None:
+def test_a_compiler_that_fails_gives_the_pure_engine(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """`false` passes the compiler check (it is on PATH) and fails every compile: the build
-    must fall back to the source modules, leaving no half-compiled module in the wheel."""
-    if missing_compiler() is not None:
-        pytest.skip(f"the fallback follows a compiler check that passes: {missing_compiler()}")
+    must give the pure engine, as a wheel for every platform."""
+    monkeypatch.setenv("CC", "false")
+    reason = missing_compiler()
+    if reason:
+        pytest.skip(f"the fallback follows a compiler check that passes: {reason}")
     wheel, version = build_and_install(tmp_path, "failing", pure=False, compiler="false")
+    assert wheel.name.endswith("-py3-none-any.whl"), wheel.name
     with zipfile.ZipFile(wheel) as archive:
         assert not [name for name in archive.namelist() if name.endswith((".so", ".pyd"))]
     assert version.startswith("cb2026 ") and version.endswith(", pure Python"), version
