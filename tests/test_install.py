@@ -1,12 +1,14 @@
-"""`pip` builds the compiled engine where it can and the pure one when asked (chapter 17).
+"""`pip` builds the compiled engine where it can, and the pure one when asked or when the
+compile fails (chapter 17).
 
-Both wheels are built with `pip wheel` from an sdist made of a copy of the files a build
+The wheels are built with `pip wheel` from an sdist made of a copy of the files a build
 reads (so the checkout gets no build folders), as `python -m build` and an install from an
 index build them: the sdist must carry what setup.py imports. The environment's setuptools
 and mypy build them (no build isolation: no network), then each is installed into a fresh
 virtual environment of its own, where `cb2026 --version` must name its build. Without a C
-compiler the compiled wheel cannot be made and the test is skipped, saying why; the pure
-one is checked all the same.
+compiler the compiled wheel cannot be made and the test is skipped, saying why, as is the
+one of a compiler that fails (it follows a compiler check that passes); the pure one is
+checked all the same.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -59,14 +62,17 @@ def unpacked_sdist(source: Path, folder: Path, environment: dict[str, str]) -> P
     return tree
 
 
-def build_and_install(tmp_path: Path, name: str, pure: bool) -> tuple[Path, str]:
-    """Build a wheel (pure if asked), install it into a new venv; return the wheel and
-    what the installed `cb2026 --version` prints."""
+def build_and_install(tmp_path: Path, name: str, pure: bool,
+                      compiler: str | None = None) -> tuple[Path, str]:
+    """Build a wheel (pure if asked; with `compiler` as $CC if given), install it into a new
+    venv; return the wheel and what the installed `cb2026 --version` prints."""
     wheels = tmp_path / f"{name}-wheel"
     environment = {key: value for key, value in os.environ.items()
                    if key not in ("CB2026_PURE", "PYTHONPATH")}
     if pure:
         environment["CB2026_PURE"] = "1"
+    if compiler is not None:
+        environment["CC"] = compiler
     copy = source_copy(tmp_path / f"{name}-source")
     source = unpacked_sdist(copy, tmp_path / f"{name}-sdist", environment)
     subprocess.run(
@@ -98,3 +104,19 @@ def test_the_compiled_wheel_runs_compiled(tmp_path: Path) -> None:
     wheel, version = build_and_install(tmp_path, "compiled", pure=False)
     assert not wheel.name.endswith("-none-any.whl"), wheel.name
     assert version.startswith("cb2026 ") and version.endswith(", compiled (mypyc)"), version
+
+
+def test_a_compiler_that_fails_gives_the_pure_engine(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`false` passes the compiler check (it is on PATH) and fails every compile: the build
+    must give the pure engine, as a wheel for every platform."""
+    monkeypatch.setenv("CC", "false")
+    reason = missing_compiler()
+    if reason:
+        pytest.skip(f"the fallback follows a compiler check that passes: {reason}")
+    wheel, version = build_and_install(tmp_path, "failing", pure=False, compiler="false")
+    assert wheel.name.endswith("-py3-none-any.whl"), wheel.name
+    with zipfile.ZipFile(wheel) as archive:
+        assert not [name for name in archive.namelist() if name.endswith((".so", ".pyd"))]
+    assert version.startswith("cb2026 ") and version.endswith(", pure Python"), version
