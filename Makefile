@@ -37,10 +37,10 @@ book: $(STAMP) ensure-tags  ## build the HTML book into book/_build/html (warnin
 test: $(STAMP) ensure-tags  ## every engine test, every chapter under nbval, the tooling's quick tests
 	$(BIN)/python -m pytest -n auto --dist loadfile -m "not (slow and tooling)"
 
-# Each snapshot is one long test, as are the slow tooling tests: the workers are given them one
-# at a time, longest first (conftest.py orders them), so that both finish together.
+# Each snapshot is one long test, as are the slow tooling tests: the workers take them one at a
+# time and steal from each other, so that both finish together.
 test-stages: $(STAMP) ensure-tags  ## every stage's snapshot against its engine tests, and the tooling's slow tests (CI runs it)
-	$(BIN)/python -m pytest --snapshots=all -m "slow and tooling" -n auto --dist load --maxschedchunk 1
+	$(BIN)/python -m pytest --snapshots=all -m "slow and tooling" -n auto --dist worksteal
 
 tangle: $(STAMP)  ## regenerate src/cb2026 from the chapters
 	PYTHONPATH=tools $(BIN)/python -m literate tangle

@@ -36,7 +36,6 @@ TOOLING_REASON = "about the book's own tooling, not the engine under test (--eng
 # Slow tests (whole snapshots, the compiled build) get longer than the default timeout
 # of pyproject.toml, unless they set their own with @pytest.mark.timeout(...).
 SLOW_TIMEOUT_SECONDS = 1800
-SNAPSHOT_TEST = "test_the_snapshot_passes_its_tests"  # tests/test_stages.py
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -229,10 +228,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.timeout(SLOW_TIMEOUT_SECONDS))
         if config.getoption("--engine") and item.get_closest_marker("tooling"):
             item.add_marker(pytest.mark.skip(reason=TOOLING_REASON))
-    if config.getoption("--snapshots") != "none":
-        # The snapshots are the longest tests, newest (largest) first: given out one at a
-        # time in this order (make test-stages), the workers end on short tests together.
-        items.sort(key=lambda item: getattr(item, "originalname", "") != SNAPSHOT_TEST)
     limit = config.getoption("--stage")
     if limit is None:
         return
