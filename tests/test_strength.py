@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import shlex
 import subprocess
 import sys
@@ -200,11 +201,26 @@ def test_a_tiny_run_its_data_and_its_resume(tmp_path: Path) -> None:
     assert again.returncode == 0 and "already measured, skipped" in again.stdout
     assert json.loads((tmp_path / "data" / "by-stage.json").read_text())["stages"] == [entry]
 
-    # A match cut off before its entry was written continues from its journal.
+    # A finished stage leaves no unfinished files behind.
+    assert not (tmp_path / "work").exists()
+
+    # A match cut off before its entry was written continues from its journal: the match
+    # runner, started alone as the tool starts it, leaves one there.
     (tmp_path / "data" / "by-stage.json").unlink()
+    _parser, options = strength_by_stage.parse_arguments(
+        [*TRIAL, "--only", "stage-07-uci", "--work", str(tmp_path / "work")])
+    command, _build = strength_by_stage.engine_command("stage-07-uci", options.interpreted)
+    (tmp_path / "work").mkdir()
+    subprocess.run(
+        [sys.executable, "-m", "cb2026.match",
+         *strength_by_stage.match_arguments("stage-07-uci", command, options)],
+        env={**os.environ, "PYTHONPATH": str(ROOT / "src")}, check=True, capture_output=True,
+        timeout=300)
+    assert (tmp_path / "work" / "stage-07-uci.journal.jsonl").exists()
     resumed = run_tool(tmp_path, *TRIAL, "--only", "stage-07-uci", "--resume")
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
-    assert json.loads((tmp_path / "work" / "stage-07-uci.json").read_text())["games_resumed"] == 2
+    assert json.loads((tmp_path / "data" / "stage-07-uci.json").read_text())["games_resumed"] == 2
+    assert not (tmp_path / "work").exists()
     [entry] = json.loads((tmp_path / "data" / "by-stage.json").read_text())["stages"]
     assert entry["games"] == 2
 
@@ -381,3 +397,9 @@ def test_an_unfinished_match_lives_beside_the_data_and_leaves_nothing_when_done(
     other.write_text("{}")
     elo_matches.remove_unfinished(unfinished)  # another match's journal stays, and its folder
     assert other.exists()
+    # tools/strength_by_stage.py names its files after the stage, whose id may hold a dot.
+    staged = tmp_path / "unfinished" / "stage-08.1-tt-buckets"
+    staged.parent.joinpath("stage-08.1-tt-buckets.journal.jsonl").write_text("{}")
+    elo_matches.remove_unfinished(staged)
+    assert sorted(path.name for path in staged.parent.iterdir()) == [other.name]
+    assert strength_by_stage.WORK_FOLDER == strength_by_stage.DATA_FOLDER / "unfinished"

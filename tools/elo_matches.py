@@ -410,7 +410,8 @@ def remove_unfinished(path: Path) -> None:
     """Remove a finished match's working files (summary, games, journal) and their folder
     once it is empty."""
     for suffix in (".json", ".pgn", ".journal.jsonl"):
-        path.with_suffix(suffix).unlink(missing_ok=True)
+        # Not with_suffix: a stage id such as stage-08.1-tt-buckets has a dot of its own.
+        (path.parent / f"{path.name}{suffix}").unlink(missing_ok=True)
     if path.parent.exists() and not any(path.parent.iterdir()):
         path.parent.rmdir()
 

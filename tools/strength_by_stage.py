@@ -6,8 +6,10 @@ usage: python tools/strength_by_stage.py [--only STAGE] [--games N] [--resume] [
 Plays cb2026 as it was at each stage (tangled from the book, compiled where a C compiler
 exists, as tools/elo_matches.py does) against the same opponent, with the book's match runner
 (`python -m cb2026.match`), and writes book/data/strength/by-stage.json and one PGN per stage,
-which the book's introduction draws. While a stage's match runs its journal lives in
-build/strength/; `--resume` continues it and skips the stages already in the data file.
+which the book's introduction draws. While a stage's match runs, its journal lives in
+book/data/strength/unfinished/ (tracked, so that a match longer than a session can be
+committed and continued from another checkout at the same path); `--resume` continues it and
+skips the stages already in the data file. A finished stage removes its unfinished files.
 
 Which stages. A stage is measured if its engine answers `go depth 1` with a `bestmove`: from
 stage 7 on, the first to search over UCI. Stages 5 and 6 have a search but only `go perft`;
@@ -77,7 +79,7 @@ from literate.book import chapters  # noqa: E402
 from literate.stages import package_folder  # noqa: E402
 
 DATA_FOLDER = ROOT / "book" / "data" / "strength"
-WORK_FOLDER = ROOT / "build" / "strength"
+WORK_FOLDER = DATA_FOLDER / "unfinished"
 DATA_NAME = "by-stage.json"
 CLOCK = "5+0.05"
 GAMES = 300
@@ -348,7 +350,7 @@ def parse_arguments(arguments: list[str] | None) -> tuple[argparse.ArgumentParse
     parser.add_argument("--output", type=Path, default=DATA_FOLDER,
                         help="where the data file and PGNs go (default book/data/strength)")
     parser.add_argument("--work", type=Path, default=WORK_FOLDER,
-                        help="where the journals go (default build/strength)")
+                        help="where unfinished matches go (default book/data/strength/unfinished)")
     parser.add_argument("--lock", type=Path, default=quiet.LOCK_PATH,
                         help="the measurement lock file (tests use their own)")
     quiet.add_arguments(parser)
@@ -413,6 +415,8 @@ def main(arguments: list[str] | None = None) -> int:
         options.output.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(data, indent=1) + "\n")
         print(f"wrote {plan.stage} into {path}", flush=True)
+        # Only now, with its entry written, is the match's journal no longer needed.
+        elo_matches.remove_unfinished(options.work / plan.stage)
     return 0
 
 
