@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -196,6 +197,12 @@ PRUNING_OFF = tuple(f"option.{name}=false" for name in PRUNING_SWITCHES)
 # SPRT may stop it sooner.
 TECHNIQUE_GAMES = 400
 
+
+def technique_name(switch: str) -> str:
+    """Name a leave-one-out match as chapter 15 names the technique: "QuiescenceSEE" gives
+    "quiescence-see", "LateMovePruning" "late-move-pruning"."""
+    return re.sub(r"(?<=[a-z])(?=[A-Z])", "-", switch).lower()
+
 EXPERIMENTS: dict[str, list[Experiment]] = {
     "stage-05-alphabeta": [
         switched_off("Ordering", nodes(SELF_PLAY_NODES), 1000),
@@ -337,10 +344,10 @@ EXPERIMENTS: dict[str, list[Experiment]] = {
         Experiment("improving", ("self", "option.Improving=false"), nodes(SELF_PLAY_NODES),
                    1000, both=("option.Improving=true",)),
         # Each technique's own worth, one left out at a time: all five on against the same
-        # engine with that one off and the other four on (named after the switch, e.g.
-        # "futility"), at fixed nodes.
-        *(switched_off(name, nodes(SELF_PLAY_NODES), TECHNIQUE_GAMES)
-          for name in PRUNING_SWITCHES),
+        # engine with that one off and the other four on, at fixed nodes.
+        *(Experiment(technique_name(switch), ("self", f"option.{switch}=false"),
+                     nodes(SELF_PLAY_NODES), TECHNIQUE_GAMES)
+          for switch in PRUNING_SWITCHES),
         # Issue 11's strength at the end of stage 15 (the end of Part III), as at stage 12:
         # the plain Python build against Sunfish at 10+0.1, 400 games (goal +250 Elo), and
         # against Stockfish's levels up to the goal's UCI_Elo 1800.
