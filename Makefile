@@ -7,6 +7,8 @@ LOCK := requirements/constraints.txt
 # pip itself is not in the lock; it is pinned here (--build-constraint needs pip 25.3 or newer).
 PIP_VERSION := 26.3
 UV_VERSION := 0.13.9
+# The anchors of `make strength`, in order: the chart's scale first (tools/strength_by_stage.py).
+STRENGTH_ANCHORS ?= sunfish stockfish-1800
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml $(LOCK) | cksum | cut -d' ' -f1)
 # Debian and Ubuntu ship `venv` without ensurepip unless their python3-venv package is installed.
 VENV_HELP := could not create $(VENV) with '$(PYTHON) -m venv'. On Debian or Ubuntu install the venv package (sudo apt-get install python3-venv, or python3.X-venv for Python 3.X), remove $(VENV) and run make again.
@@ -84,8 +86,10 @@ saves: $(STAMP)  ## a chapter's "What it saves" table: make saves STAGE=... EXPE
 elo: opponents  ## a chapter's "What it's worth" matches: make elo STAGE=stage-08-tt [GAMES=100]
 	$(BIN)/python tools/elo_matches.py $(STAGE) $(if $(GAMES),--games $(GAMES)) $(ARGS)
 
-strength: opponents  ## the introduction's chart: every stage that plays against Sunfish at 5+0.05 [GAMES=300; stage 7 400]
-	$(BIN)/python tools/strength_by_stage.py $(if $(GAMES),--games $(GAMES)) $(ARGS)
+strength: opponents  ## the introduction's chart at 5+0.05: stages 7-8.1 against Sunfish, 7 on against Stockfish UCI_Elo 1800 [STRENGTH_ANCHORS="sunfish stockfish-1800"; GAMES=300, stage 7 400 against Sunfish]
+	for anchor in $(STRENGTH_ANCHORS); do \
+	  $(BIN)/python tools/strength_by_stage.py --anchor $$anchor $(if $(GAMES),--games $(GAMES)) $(ARGS) || exit 1; \
+	done
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

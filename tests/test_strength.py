@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import math
 import os
 import shlex
 import subprocess
@@ -73,6 +74,27 @@ def test_the_defaults_are_the_books_measurement() -> None:
     assert strength_by_stage.games_for("stage-08-tt", options) == 300
     _parser, asked = strength_by_stage.parse_arguments(["--games", "20"])
     assert strength_by_stage.games_for("stage-07-uci", asked) == 20
+
+
+def test_a_second_anchor_has_its_own_folder_stages_and_games() -> None:
+    _parser, options = strength_by_stage.parse_arguments(["--anchor", "stockfish-1800"])
+    folder = ROOT / "book" / "data" / "strength" / "stockfish-1800"
+    assert (options.output, options.work) == (folder, folder / "unfinished")
+    # Stage 7's 400 games are chapter 7.1's rating against Sunfish, not this anchor's.
+    assert strength_by_stage.games_for("stage-07-uci", options) == 300
+    order = ["stage-05-alphabeta", "stage-07-uci", "stage-08.1-tt-buckets", "stage-09-pvs"]
+    plays = {anchor: [stage for stage in order
+                      if strength_by_stage.in_anchor_range(anchor, stage)]
+             for anchor in ("sunfish", "stockfish-1800", "self")}
+    assert plays == {"sunfish": order[:3], "stockfish-1800": order[1:], "self": order}
+    # A bound is a stage number, not a chapter: a book that ends before it still plays.
+    assert strength_by_stage.in_anchor_range("sunfish", "stage-08-tt")
+    # Stockfish has no PyPI version: the name it gives over UCI stands for it, if it runs.
+    version = strength_by_stage.settings(options)["anchor_version"]
+    if Path(elo_matches.STOCKFISH).exists():
+        assert version is not None and version.startswith("Stockfish ")
+    else:
+        assert version is None
 
 
 def test_another_build_or_anchor_version_never_shares_a_chart(
@@ -140,7 +162,7 @@ def test_only_takes_a_stage_that_plays(monkeypatch: pytest.MonkeyPatch,
     with pytest.raises(SystemExit) as stopped:
         strength_by_stage.main(["--only", "stage-05-alphabeta"])
     assert stopped.value.code == 2
-    message = "'stage-05-alphabeta' is not a stage that plays (stage-07-uci)"
+    message = "'stage-05-alphabeta' is not a stage that plays against sunfish (stage-07-uci)"
     assert message in capsys.readouterr().err
 
 
@@ -271,8 +293,10 @@ STAGE_8 = {"stage": "stage-08-tt", "elo": elo(55.0, 38.0), "games": 298,
            "score_fraction": 0.578, "conditions": {"quiet": True}, "build": "compiled"}
 
 
-def write_chart_data(book: Path, stages: list[dict], chapters: list[str]) -> None:
-    """A strength data file with `stages` in `book`, whose chapters are `chapters`."""
+def write_chart_data(book: Path, stages: list[dict], chapters: list[str],
+                     linked: list[dict] | None = None, limits: str = "--tc 5+0.05") -> None:
+    """A strength data file with `stages` in `book`, whose chapters are `chapters`, and if
+    `linked` is given, a second anchor's file (Stockfish 1800, on the clock `limits`)."""
     data = {
         "settings": {"anchor": "sunfish", "limits": "--tc 5+0.05"},
         "anchor": {"name": "sunfish", "package_version": "sunfish 2026.1", "uci_id_name": "x",
@@ -282,6 +306,14 @@ def write_chart_data(book: Path, stages: list[dict], chapters: list[str]) -> Non
     }
     (book / "data" / "strength").mkdir(parents=True)
     (book / "data" / "strength" / "by-stage.json").write_text(json.dumps(data))
+    if linked is not None:
+        second = {"settings": {"anchor": "stockfish-1800", "limits": limits},
+                  "anchor": {"name": "stockfish-1800", "package_version": "Stockfish 15.1",
+                             "uci_id_name": "Stockfish 15.1", "limits": limits},
+                  "not_playing": EARLY_STAGES, "stages": linked}
+        (book / "data" / "strength" / "stockfish-1800").mkdir()
+        (book / "data" / "strength" / "stockfish-1800" / "by-stage.json").write_text(
+            json.dumps(second))
     (book / "chapters").mkdir()
     for stage in chapters:
         (book / "chapters" / f"{stage}.md").touch()
@@ -351,7 +383,8 @@ def test_an_open_interval_is_an_arrow_and_a_lopsided_score_is_flagged(tmp_path: 
                                "text": ">= +250.0"}, "score_fraction": 1.0}
     write_chart_data(tmp_path, [STAGE_7, swept], ["stage-07-uci", "stage-08-tt"])
     sentence, [axes], _names = run_intro_cells(tmp_path)
-    assert "Stage 8 scored outside 10-90 %" in sentence and "Stage 7" not in sentence
+    assert "Stage 8 (against sunfish) scored outside 10%-90%" in sentence
+    assert "Stage 7" not in sentence
     assert [label.get_text() for label in axes.get_xticklabels()] == ["7", "8"]
     # Stage 8's point sits at its known lower end, with one arrow upwards from it.
     points = [line for line in axes.get_lines() if line.get_marker() == "o"]
@@ -377,7 +410,8 @@ def test_the_introduction_tabulates_what_stands_behind_each_point(
     _sentence, _axes, names = run_intro_cells(tmp_path)
     monkeypatch.chdir(tmp_path)  # the page's paths are relative to book/
     table = names["match_rows"](names["strength_data"])
-    assert table.splitlines()[-1] == "| 7 | 300 | 0.482 | 0 | 1, 0 | 5, – | 0.1, 1.0 (? cores) |"
+    assert table.splitlines()[-1] == (
+        "| 7 | sunfish | 300 | 0.482 | 0 | 1, 0 | 5, – | 0.1, 1.0 (? cores) |")
 
 
 def test_an_unfinished_match_lives_beside_the_data_and_leaves_nothing_when_done(
@@ -403,3 +437,147 @@ def test_an_unfinished_match_lives_beside_the_data_and_leaves_nothing_when_done(
     elo_matches.remove_unfinished(staged)
     assert sorted(path.name for path in staged.parent.iterdir()) == [other.name]
     assert strength_by_stage.WORK_FOLDER == strength_by_stage.DATA_FOLDER / "unfinished"
+
+
+def measured(stage: str, difference: float, margin: float, score: float = 0.5) -> dict:
+    """A stage's entry in a data file, with a symmetric 95 % interval."""
+    return {"stage": stage, "elo": elo(difference, margin), "games": 300,
+            "score_fraction": score, "conditions": {"quiet": True}, "build": "compiled"}
+
+
+def test_a_stage_measured_against_the_second_anchor_is_placed_through_a_link(
+        tmp_path: Path) -> None:
+    # Stage 8 played both: +100 against Sunfish, -300 against Stockfish 1800, so Stockfish
+    # stands 400 above Sunfish, give or take hypot(39.2, 39.2) = 55.4. Stage 9, -200 against
+    # Stockfish only, is drawn at +200, give or take hypot(39.2, 55.4) = 67.9.
+    stages = [measured("stage-07-uci", 0.0, 39.2, 0.5),
+              measured("stage-08-tt", 100.0, 39.2, 0.88)]
+    linked = [measured("stage-08-tt", -300.0, 39.2, 0.15),
+              measured("stage-09-pvs", -200.0, 39.2, 0.25)]
+    chapters = ["stage-07-uci", "stage-08-tt", "stage-09-pvs"]
+    write_chart_data(tmp_path, stages, chapters, linked)
+    sentence, [axes], _names = run_intro_cells(tmp_path)
+    points = [line for line in axes.get_lines() if line.get_marker() in ("o", "s")]
+    assert [(line.get_marker(), *line.get_ydata()) for line in points] == [
+        ("o", 0.0), ("o", 100.0), ("s", pytest.approx(200.0))]
+    assert "stage 9 +200.0 +/- 67.9 Elo over 300 games against stockfish-1800" in sentence
+    assert ("stage 9 is drawn from the match against stockfish-1800 (Stockfish 15.1) at a "
+            "clock of 5+0.05, which stands +400 ± 55 Elo on this scale by the stage that "
+            "played both (8); that margin is part of its interval.") in sentence
+    # Stage 8 against 9: both played Stockfish, where the link plays no part: +100 +/- 55.
+    assert "stage 8 +100 ± 55 Elo, resolved; stage 9 +100 ± 55 Elo, resolved" in sentence
+    labels = [text.get_text() for text in axes.get_legend().get_texts()]
+    assert labels == ["measured against sunfish", "measured against stockfish-1800"]
+
+
+def load_chart_module(monkeypatch: pytest.MonkeyPatch):  # noqa: ANN201 (a module)
+    """book/chapters/strengthchart.py, which lives beside the chapters, not on the path."""
+    monkeypatch.syspath_prepend(str(ROOT / "book" / "chapters"))
+    import strengthchart
+
+    return strengthchart
+
+
+def test_several_links_are_weighed_by_their_precision(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Two linking stages: stage 7 says Stockfish stands 300 above Sunfish (errors of 20 and
+    # 30 Elo, 95 %), stage 8 says 320 (errors 40 and 40), which agree within their errors
+    # (chi-square 0.34 on one degree of freedom). Weights 1/(20² + 30²) and 1/(40² + 40²):
+    # the estimate and its margin, computed by hand.
+    stages = [measured("stage-07-uci", 0.0, 20.0), measured("stage-08-tt", 100.0, 40.0)]
+    linked = [measured("stage-07-uci", -300.0, 30.0), measured("stage-08-tt", -220.0, 40.0),
+              measured("stage-09-pvs", -100.0, 30.0)]
+    write_chart_data(tmp_path, stages, ["stage-07-uci", "stage-08-tt", "stage-09-pvs"], linked)
+    strengthchart = load_chart_module(monkeypatch)
+    data = strengthchart.load_strength(tmp_path / "data" / "strength" / "by-stage.json")
+    present = {"stage-07-uci", "stage-08-tt", "stage-09-pvs"}
+    placement = strengthchart.place_anchors(data, present)["stockfish-1800"]
+    first, second = 20**2 + 30**2, 40**2 + 40**2  # variances in (95 % half-width)² units
+    expected = (300 / first + 320 / second) / (1 / first + 1 / second)
+    assert placement.offset == pytest.approx(expected)
+    assert placement.margin == pytest.approx((1 / first + 1 / second) ** -0.5)
+    assert placement.links == ("stage-07-uci", "stage-08-tt") and placement.widened_by == 1.0
+    results = strengthchart.best_results(data, present)
+    assert results["stage-09-pvs"]["elo"]["difference"] == pytest.approx(expected - 100)
+    assert results["stage-09-pvs"]["anchor"] == "stockfish-1800"
+
+
+def test_an_anchor_on_another_clock_is_not_linked(tmp_path: Path) -> None:
+    stages = [measured("stage-08-tt", 100.0, 39.2)]
+    linked = [measured("stage-08-tt", -300.0, 39.2), measured("stage-09-pvs", -200.0, 39.2)]
+    write_chart_data(tmp_path, stages, ["stage-08-tt", "stage-09-pvs"], linked,
+                     limits="--tc 10+0.1")
+    sentence, [axes], _names = run_intro_cells(tmp_path)
+    assert [label.get_text() for label in axes.get_xticklabels()] == ["8"]
+    assert sentence.endswith("Not charted: the matches in book/data/strength/stockfish-1800, "
+                             "measured on another clock or build.")
+
+
+def test_links_that_disagree_widen_the_margin_and_chains_add_up(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Two equally precise links 200 Elo apart (estimates 300 and 500, each with a standard
+    # error of 20 * sqrt(2) / 1.96): chi-square 2 * 100² / (2 * (20 / 1.96)²) on 1 degree
+    # of freedom, so the margin hypot(20, 20) / sqrt(2) = 20 grows by its square root.
+    stages = [measured("stage-07-uci", 0.0, 20.0), measured("stage-08-tt", 100.0, 20.0)]
+    linked = [measured("stage-07-uci", -300.0, 20.0), measured("stage-08-tt", -400.0, 20.0)]
+    write_chart_data(tmp_path, stages, ["stage-07-uci", "stage-08-tt"], linked)
+    strengthchart = load_chart_module(monkeypatch)
+    path = tmp_path / "data" / "strength" / "by-stage.json"
+    data = strengthchart.load_strength(path)
+    present = {"stage-07-uci", "stage-08-tt", "stage-09-pvs", "stage-10-null-move"}
+    placement = strengthchart.place_anchors(data, present)["stockfish-1800"]
+    ratio = math.sqrt(2 * 100**2 / (2 * (20 / strengthchart.Z95) ** 2))
+    assert placement.offset == pytest.approx(400.0)
+    assert placement.widened_by == pytest.approx(ratio)
+    assert placement.margin == pytest.approx(20.0 * ratio)
+    # A third anchor linked through the second only: offsets and margins add along the chain.
+    third = {"settings": {"anchor": "gnuchess", "limits": "--tc 5+0.05"},
+             "stages": [measured("stage-09-pvs", -50.0, 30.0),
+                        measured("stage-10-null-move", 10.0, 30.0)]}
+    data["linked"][0]["stages"].append(measured("stage-09-pvs", 100.0, 40.0))
+    data["linked"].append(third)
+    chained = strengthchart.place_anchors(data, present)["gnuchess"]
+    assert chained.offset == pytest.approx(400.0 + 100.0 - -50.0)
+    assert chained.margin == pytest.approx(math.hypot(placement.margin, 50.0))
+    assert chained.links == ("stage-09-pvs",)
+    best = strengthchart.best_results(data, present)
+    # Stage 10 played the third anchor only; 9 is drawn from Stockfish, the earlier anchor.
+    assert best["stage-10-null-move"]["elo"]["difference"] == pytest.approx(560.0)
+    assert best["stage-09-pvs"]["anchor"] == "stockfish-1800"
+
+
+def test_a_lopsided_score_is_drawn_from_the_next_anchor_and_steps_skip_the_link(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Stage 8 took 95 % against Sunfish, with the narrower interval: it is drawn through
+    # Stockfish all the same, where its score still tells Elo apart.
+    stages = [measured("stage-07-uci", 0.0, 30.0), measured("stage-08-tt", 200.0, 30.0, 0.95)]
+    linked = [measured("stage-07-uci", -400.0, 40.0), measured("stage-08-tt", -180.0, 40.0)]
+    write_chart_data(tmp_path, stages, ["stage-07-uci", "stage-08-tt"], linked)
+    strengthchart = load_chart_module(monkeypatch)
+    data = strengthchart.load_strength(tmp_path / "data" / "strength" / "by-stage.json")
+    rows = strengthchart.chart_rows(data, tmp_path / "chapters")
+    assert [result["anchor"] for _stage, result, _ in rows] == ["sunfish", "stockfish-1800"]
+    # The step uses both anchors' own results, each free of the link: gains of 200 and 220,
+    # margins hypot(30, 30) and hypot(40, 40), combined by their precision.
+    first, second = math.hypot(30, 30), math.hypot(40, 40)
+    gain = (200 / first**2 + 220 / second**2) / (1 / first**2 + 1 / second**2)
+    margin = (1 / first**2 + 1 / second**2) ** -0.5
+    assert strengthchart.step_text(rows[0], rows[1]) == (
+        f"stage 8 {gain:+.0f} ± {margin:.0f} Elo, resolved")
+
+
+def test_an_open_interval_moves_onto_the_scale_with_its_open_end(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    strengthchart = load_chart_module(monkeypatch)
+    placement = strengthchart.Placement("stockfish-1800", 400.0, 30.0, ("stage-08-tt",))
+    swept = {"stage": "stage-09-pvs", "score_fraction": 1.0,
+             "elo": {"difference": None, "lower": 250.0, "upper": None, "margin": None,
+                     "text": "at least +250.0"}}
+    moved = strengthchart.on_scale(swept, placement)["elo"]
+    assert moved["lower"] == pytest.approx(650.0 - 30.0) and moved["upper"] is None
+    assert moved["difference"] is None and moved["text"] == "at least +620.0"
+    assert "margin" not in moved
+    # The chart's own anchor moves nothing.
+    own = strengthchart.on_scale(swept, strengthchart.Placement("sunfish"))
+    assert own["elo"] == swept["elo"] and own["anchor"] == "sunfish"
+

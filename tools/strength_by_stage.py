@@ -1,13 +1,14 @@
-"""The engine's strength stage by stage: every stage that plays, against one fixed anchor.
+"""The engine's strength stage by stage: every stage that plays, against fixed anchors.
 
-usage: python tools/strength_by_stage.py [--only STAGE] [--games N] [--resume] [--list]
-                                         [--wait | --allow-load]
+usage: python tools/strength_by_stage.py [--anchor NAME] [--only STAGE] [--games N]
+                                         [--resume] [--list] [--wait | --allow-load]
 
 Plays cb2026 as it was at each stage (tangled from the book, compiled where a C compiler
 exists, as tools/elo_matches.py does) against the same opponent, with the book's match runner
-(`python -m cb2026.match`), and writes book/data/strength/by-stage.json and one PGN per stage,
-which the book's introduction draws. While a stage's match runs, its journal lives in
-book/data/strength/unfinished/ (tracked, so that a match longer than a session can be
+(`python -m cb2026.match`), and writes book/data/strength/by-stage.json and one PGN per stage
+(for another anchor than Sunfish, the same in book/data/strength/ANCHOR/), which the book's
+introduction draws. While a stage's match runs, its journal lives in unfinished/ in the
+anchor's folder (tracked, so that a match longer than a session can be
 committed and continued from another checkout at the same path); `--resume` continues it and
 skips the stages already in the data file. A finished stage removes its unfinished files.
 
@@ -19,17 +20,20 @@ they add are rated in their own chapters (the chapter-7 engine with each one swi
 A stage whose engine modules are byte for byte those of the stage before (7.1, which adds the
 match runner only) is not played again: it is recorded as the same engine.
 
-The anchor: Sunfish (PyPI), at 5+0.05 for both sides, the clock of chapter 7.1's first
-match. Sunfish is fixed: its version goes into the settings of the data file and into every
-stage's entry, so a run after a Sunfish upgrade starts the chart afresh instead of mixing two
-anchors. It is a small engine that plays whole games over UCI and, like ours, is written in
-Python; it is not known in advance to be close in strength to every stage. Chapter 7.1's
-match against it rated the interpreted stage-7 engine, under an earlier version of the
-runner, while this tool plays the compiled engines, so that match is no basis for the
-choice: the data are. A stage that scores near all wins or all losses against Sunfish, where
-a score says little about the Elo, has outgrown the anchor and needs a stronger second one
-(`--anchor`), linked by one stage played against both; the chart does not chain anchors yet.
-Stockfish 15.1 at its lowest UCI_Elo (1350), the other anchor offered, cannot be made weaker.
+The anchors. The chart's scale is Elo against Sunfish (PyPI), at 5+0.05 for both sides, the
+clock of chapter 7.1's first match. Sunfish is fixed: its version goes into the settings of
+the data file and into every stage's entry, so a run after a Sunfish upgrade starts the chart
+afresh instead of mixing two anchors. It is a small engine that plays whole games over UCI
+and, like ours, is written in Python; whether it stays close to every stage was for the data
+to show, and they showed it does not: stage 8.1 scored 84 % against it, and a score near all
+wins says little about the Elo. Later stages play a stronger second anchor, Stockfish with
+UCI_LimitStrength at UCI_Elo 1800 (chapter 7.1's matches put that level some 400 Elo above
+Sunfish at this clock), on the same clock. Each anchor has its own data file and folder
+(Sunfish book/data/strength, the others book/data/strength/ANCHOR) and its own range of
+stages (ANCHOR_STAGES): Sunfish plays the stages up to 8.1, Stockfish 1800 every stage from
+7 on, so that stages 7 to 8.1 have played both. Those stages link the two scales: the book's
+chart (book/chapters/strengthchart.py) places a stage measured against Stockfish 1800 on
+Sunfish's scale through them, with the link's own uncertainty added to the stage's.
 
 The engines are compiled with mypyc (tools/compile_engine.py) where a C compiler exists, and
 Sunfish runs in the plain interpreter, so a faster or slower machine, or another Python, need
@@ -54,6 +58,7 @@ and `--interpreted` are for trials and tests only.
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
 import importlib.metadata
 import json
@@ -106,9 +111,40 @@ ANCHORS = {
          "option.Threads=1"),
         "Stockfish with UCI_LimitStrength at UCI_Elo 1350, one thread",
     ),
+    "stockfish-1800": Anchor(
+        "stockfish-1800",
+        (f"cmd={STOCKFISH}", "option.UCI_LimitStrength=true", "option.UCI_Elo=1800",
+         "option.Threads=1"),
+        "Stockfish with UCI_LimitStrength at UCI_Elo 1800, one thread",
+    ),
     # Not fixed at all: the newest cb2026. Only for trials and the tool's own tests.
     "self": Anchor("self", (), "cb2026 of the newest stage (a trial, not a fixed anchor)"),
 }
+
+
+# The chart's scale: its data file is book/data/strength/by-stage.json, another anchor's is
+# book/data/strength/ANCHOR/by-stage.json.
+PRIMARY_ANCHOR = "sunfish"
+
+# The stages each anchor plays, first and last (None: no limit). Sunfish's stop at 8.1, which
+# scored 84 % against it; Stockfish 1800 starts at stage 7 so that three stages link the two.
+ANCHOR_STAGES: dict[str, tuple[str | None, str | None]] = {
+    "sunfish": (None, "stage-08.1-tt-buckets"),
+    "stockfish-1800": ("stage-07-uci", None),
+}
+
+
+def stage_number(stage: str) -> list[int]:
+    """A stage id's number as a sort key: [8, 1] for stage-08.1-tt-buckets."""
+    return [int(part) for part in stage.split("-")[1].split(".")]
+
+
+def in_anchor_range(anchor: str, stage: str) -> bool:
+    """True if `anchor` plays `stage`. The bounds are compared by number, not looked up in
+    the book, so a snapshot whose book ends before a bound plays up to its last stage."""
+    first, last = ANCHOR_STAGES.get(anchor, (None, None))
+    return ((first is None or stage_number(stage) >= stage_number(first))
+            and (last is None or stage_number(stage) <= stage_number(last)))
 
 
 def engine_command(stage: str, interpreted: bool) -> tuple[str, str]:
@@ -182,7 +218,11 @@ def plan_stages(through: str | None = None) -> list[StagePlan]:
 
 def games_for(stage: str, options: argparse.Namespace) -> int:
     """The games `stage` plays: as many as asked for, else its own default."""
-    return options.games or GAMES_BY_STAGE.get(stage, GAMES)
+    if options.games:
+        return options.games
+    # The exceptions are chapter 7.1's rating against Sunfish, not the other anchors' matches.
+    own = GAMES_BY_STAGE if options.anchor == PRIMARY_ANCHOR else {}
+    return own.get(stage, GAMES)
 
 
 def limit_arguments(options: argparse.Namespace) -> list[str]:
@@ -196,13 +236,32 @@ def planned_build(options: argparse.Namespace) -> str:
 
 
 def anchor_version(anchor: Anchor) -> str | None:
-    """The anchor's package and version ("sunfish 2023.1"), or None if it has none."""
+    """The anchor's package and version ("sunfish 2023.1"), or for an engine from elsewhere
+    the name it gives over UCI ("Stockfish 15.1"); None if it has neither."""
     if anchor.package is None:
-        return None
+        return uci_name(anchor)
     try:
         return f"{anchor.package} {importlib.metadata.version(anchor.package)}"
     except importlib.metadata.PackageNotFoundError:
         return None
+
+
+@functools.cache
+def uci_name(anchor: Anchor) -> str | None:
+    """The `id name` the anchor's program answers to `uci`, or None if it gives none."""
+    commands = [word.removeprefix("cmd=") for word in anchor.spec if word.startswith("cmd=")]
+    if not commands:
+        return None
+    try:
+        completed = subprocess.run(shlex.split(commands[0]), input="uci\nquit\n",
+                                   capture_output=True, text=True, timeout=PROBE_SECONDS,
+                                   check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    for line in completed.stdout.splitlines():
+        if line.startswith("id name "):
+            return line.removeprefix("id name ").strip()
+    return None
 
 
 def settings(options: argparse.Namespace) -> dict[str, str | None]:
@@ -336,21 +395,23 @@ def parse_arguments(arguments: list[str] | None) -> tuple[argparse.ArgumentParse
     parser.add_argument("--only", metavar="STAGE", help="measure only this stage")
     exceptions = ", ".join(f"{stage} {games}" for stage, games in GAMES_BY_STAGE.items())
     parser.add_argument("--games", type=int, default=None,
-                        help=f"games per stage, in pairs (default {GAMES}; {exceptions})")
+                        help=f"games per stage, in pairs (default {GAMES}; against "
+                             f"{PRIMARY_ANCHOR}: {exceptions})")
     parser.add_argument("--resume", action="store_true",
                         help="continue an interrupted match; skip stages already measured")
     parser.add_argument("--list", action="store_true", help="list the stages and stop")
-    parser.add_argument("--anchor", choices=sorted(ANCHORS), default="sunfish",
+    parser.add_argument("--anchor", choices=sorted(ANCHORS), default=PRIMARY_ANCHOR,
                         help="the fixed opponent (default sunfish; self is for trials)")
     limits = parser.add_mutually_exclusive_group()
     limits.add_argument("--tc", default=CLOCK, help=f"the clock of both sides (default {CLOCK})")
     limits.add_argument("--nodes", type=int, help="fixed nodes per move instead (trials)")
     parser.add_argument("--interpreted", action="store_true",
                         help="play the plain Python engines, not the compiled ones (trials)")
-    parser.add_argument("--output", type=Path, default=DATA_FOLDER,
-                        help="where the data file and PGNs go (default book/data/strength)")
-    parser.add_argument("--work", type=Path, default=WORK_FOLDER,
-                        help="where unfinished matches go (default book/data/strength/unfinished)")
+    parser.add_argument("--output", type=Path, default=None,
+                        help="where the data file and PGNs go (default book/data/strength, "
+                             "for another anchor book/data/strength/ANCHOR)")
+    parser.add_argument("--work", type=Path, default=None,
+                        help="where unfinished matches go (default OUTPUT/unfinished)")
     parser.add_argument("--lock", type=Path, default=quiet.LOCK_PATH,
                         help="the measurement lock file (tests use their own)")
     quiet.add_arguments(parser)
@@ -359,14 +420,25 @@ def parse_arguments(arguments: list[str] | None) -> tuple[argparse.ArgumentParse
         parser.error("--games must be at least 2 (one pair)")
     if options.nodes is not None and options.nodes < 1:
         parser.error("--nodes must be at least 1")
+    if options.output is None:
+        options.output = anchor_folder(options.anchor)
+    if options.work is None:
+        options.work = options.output / WORK_FOLDER.name
     return parser, options
 
 
-def describe_plan(plans: list[StagePlan]) -> None:
-    """Print what the tool would do with each stage."""
+def anchor_folder(anchor: str) -> Path:
+    """Where an anchor's data file and PGNs go: the chart's own folder, or a folder in it."""
+    return DATA_FOLDER if anchor == PRIMARY_ANCHOR else DATA_FOLDER / anchor
+
+
+def describe_plan(plans: list[StagePlan], anchor: str) -> None:
+    """Print what the tool would do with each stage against `anchor`."""
     for plan in plans:
         if not plan.plays:
             print(f"{plan.stage}: cannot play (no bestmove for `go depth 1`)")
+        elif not in_anchor_range(anchor, plan.stage):
+            print(f"{plan.stage}: outside the stages {anchor} plays (ANCHOR_STAGES)")
         elif plan.same_engine_as:
             print(f"{plan.stage}: the engine of {plan.same_engine_as}, not played again")
         else:
@@ -378,13 +450,13 @@ def main(arguments: list[str] | None = None) -> int:
     parser, options = parse_arguments(arguments)
     plans = plan_stages(through=options.only)
     if options.list:
-        describe_plan(plans)
+        describe_plan(plans, options.anchor)
         return 0
-    playing = [plan for plan in plans if plan.plays]
+    playing = [plan for plan in plans if plan.plays and in_anchor_range(options.anchor, plan.stage)]
     if options.only is not None:
         if options.only not in [plan.stage for plan in playing]:
-            parser.error(f"--only: {options.only!r} is not a stage that plays "
-                         f"({', '.join(plan.stage for plan in playing)})")
+            parser.error(f"--only: {options.only!r} is not a stage that plays against "
+                         f"{options.anchor} ({', '.join(plan.stage for plan in playing)})")
         playing = [plan for plan in playing if plan.stage == options.only]
     path = options.output / DATA_NAME
     data = load_data(path, settings(options))

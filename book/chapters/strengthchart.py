@@ -1,21 +1,42 @@
 """Draws the book's chart of strength by stage (book/data/strength/by-stage.json).
 
 The introduction and chapter 18 show the same chart, so it is drawn here, once. The data come
-from tools/strength_by_stage.py: every stage that can play, against one anchor (Sunfish), on
-one clock. A stage that changes no engine code repeats the result of the stage before it; a
-stage with no match of its own (it cannot play a game yet, or its match is not played) has
-no point, and the chart says so instead of leaving a gap that looks like nothing.
+from tools/strength_by_stage.py: every stage that can play, against fixed anchors on one clock.
+The chart's scale is Elo against the first anchor (Sunfish), whose data file is the one named;
+another anchor's file lies in a folder beside it (book/data/strength/stockfish-1800/).
+
+Stages that played two anchors link their scales. Each such stage says how far the second
+anchor stands above the first: its result against the first minus its result against the
+second. The link is the mean of those estimates weighted by their precision (a normal
+approximation); where they disagree by more than their errors allow, its margin is widened by
+the Birge ratio, the square root of their chi-square over its degrees of freedom. A stage
+is drawn from the chart's own anchor while its score there is between 10 and 90 %, where a
+score still says something about the Elo, and otherwise through the next anchor that has such
+a result: at that result plus the link, its interval widened by the link's margin. A step
+from one stage to the next comes from the two stages' results against the same anchor where
+they share one (both anchors' together if they share both), so the link plays no part in it.
+
+A stage that changes no engine code repeats the result of the stage before it; a stage with
+no match of its own (it cannot play a game yet, or its match is not played) has no point, and
+the chart says so instead of leaving a gap that looks like nothing.
 """
 
 from __future__ import annotations
 
+import json
 import math
+from dataclasses import dataclass
 from pathlib import Path
+from statistics import NormalDist
 
 import matplotlib.pyplot as plt
 
 # Elo: the length of the arrow standing for an open end of an interval.
 OPEN_END = 150
+# Each anchor's marker: the chart's own anchor first, then the linked ones in their order.
+MARKERS = ("o", "s", "D", "^")
+# Scores outside this range say little about the Elo: the anchor is too weak or too strong.
+INFORMATIVE_SCORES = (0.1, 0.9)
 
 Row = tuple[str, dict, str | None]  # a charted stage, its result, the stage it repeats
 
@@ -35,16 +56,215 @@ def book_stages(chapters: Path) -> list[str]:
     return sorted((path.stem for path in chapters.glob("stage-*.md")), key=stage_order)
 
 
+def load_strength(path: Path) -> dict | None:
+    """Return the chart's data: the file at `path` (the chart's own anchor), with the files of
+    the other anchors, in the folders beside it, under "linked"; None if `path` is missing.
+    A linked entry's file names are made relative to the chart's folder. An anchor measured
+    on another clock or build than the chart's is kept apart, under "unlinked": its results
+    are on a scale that no link can join."""
+    if not path.exists():
+        return None
+    data = json.loads(path.read_text())
+    data["linked"], data["unlinked"] = [], []
+    same = {key: data["settings"].get(key) for key in ("build", "limits")}
+    for other_path in sorted(path.parent.glob(f"*/{path.name}")):
+        other = json.loads(other_path.read_text())
+        folder = other_path.parent.name
+        if any(other["settings"].get(key) != value for key, value in same.items()):
+            data["unlinked"].append(folder)
+            continue
+        for entry in other["stages"]:
+            for key in ("summary", "pgn"):
+                if key in entry:
+                    entry[key] = f"{folder}/{entry[key]}"
+        data["linked"].append(other)
+    return data
+
+
+def sources(data: dict) -> list[dict]:
+    """Every anchor's data: the chart's own anchor first, then the linked ones."""
+    return [data, *data.get("linked", [])]
+
+
+def anchor_of(source: dict) -> str:
+    """The name of the anchor a data file measured against."""
+    return source["settings"]["anchor"]
+
+
+def own_results(source: dict, present: set[str]) -> dict[str, dict]:
+    """The results of a data file's own matches, by stage, for the stages in `present`."""
+    return {entry["stage"]: entry for entry in source["stages"]
+            if "elo" in entry and entry["stage"] in present}
+
+
+def finite(elo: dict) -> bool:
+    """True if an Elo record has both ends of its interval and a centre."""
+    return None not in (elo["lower"], elo["difference"], elo["upper"])
+
+
+def sigma(elo: dict) -> float:
+    """The standard error behind a finite interval: its half-width over its z value."""
+    z = NormalDist().inv_cdf(0.5 + elo.get("confidence", 0.95) / 2)
+    return (elo["upper"] - elo["lower"]) / 2 / z
+
+
+def centre(elo: dict) -> float | None:
+    """An Elo record's point: its centre, or the one known end when every pair went alike."""
+    if elo["difference"] is not None:
+        return elo["difference"]
+    return elo["lower"] if elo["upper"] is None else elo["upper"]
+
+
+def informative(entry: dict) -> bool:
+    """True if a match has a finite interval and a score that still tells Elo apart."""
+    low, high = INFORMATIVE_SCORES
+    return finite(entry["elo"]) and low <= entry["score_fraction"] <= high
+
+
+@dataclass(frozen=True)
+class Placement:
+    """An anchor's place on the chart's scale: its Elo above the chart's own anchor and that
+    figure's 95 % margin, the stages that link it (none for the chart's own anchor), and the
+    Birge ratio its margin was widened by (1 if the linking stages agree)."""
+
+    anchor: str
+    offset: float = 0.0
+    margin: float = 0.0
+    links: tuple[str, ...] = ()
+    widened_by: float = 1.0
+
+
+Z95 = NormalDist().inv_cdf(0.975)  # a placement's margin is a 95 % one
+
+
+def place_anchors(data: dict, present: set[str]) -> dict[str, Placement]:
+    """Place every anchor that stages link to the chart's own anchor, directly or through
+    another placed one; an anchor with no linking stage is left out."""
+    placed = {anchor_of(data): Placement(anchor_of(data))}
+    pending = list(data.get("linked", []))
+    while pending:
+        for source in pending:
+            placement = link(source, data, placed, present)
+            if placement is not None:
+                placed[placement.anchor] = placement
+                pending.remove(source)
+                break
+        else:  # no pending anchor has a link to a placed one
+            return placed
+    return placed
+
+
+def link(source: dict, data: dict, placed: dict[str, Placement],
+         present: set[str]) -> Placement | None:
+    """Place `source`'s anchor through the first placed anchor that shares finite results
+    with it, or return None."""
+    new_results = own_results(source, present)
+    for base_source in sources(data):
+        base = placed.get(anchor_of(base_source))
+        if base is None:
+            continue
+        base_results = own_results(base_source, present)
+        common = [stage for stage in base_results if stage in new_results
+                  and finite(base_results[stage]["elo"]) and finite(new_results[stage]["elo"])]
+        if not common:
+            continue
+        # Stage s scores a = s - base and b = s - anchor, so the anchor stands a - b above the
+        # base: one estimate per linking stage, its variance the sum of the two matches'.
+        weights, estimates = [], []
+        for stage in common:
+            on_base, on_new = base_results[stage]["elo"], new_results[stage]["elo"]
+            weights.append(1 / (sigma(on_base) ** 2 + sigma(on_new) ** 2))
+            estimates.append(on_base["difference"] - on_new["difference"])
+        offset = sum(w * e for w, e in zip(weights, estimates, strict=True)) / sum(weights)
+        chi_square = sum(w * (e - offset) ** 2 for w, e in zip(weights, estimates, strict=True))
+        # Estimates that disagree beyond their errors mean the stages do not differ alike
+        # against both anchors: the link is less sure than the matches alone say.
+        ratio = max(1.0, math.sqrt(chi_square / (len(common) - 1))) if len(common) > 1 else 1.0
+        error = math.hypot(ratio / math.sqrt(sum(weights)), base.margin / Z95)
+        return Placement(anchor_of(source), base.offset + offset, Z95 * error, tuple(common),
+                         ratio)
+    return None
+
+
+def on_scale(entry: dict, placement: Placement) -> dict:
+    """Return a stage's result moved onto the chart's scale through its anchor's placement:
+    the centre shifted by the offset, each end widened by the offset's margin in quadrature.
+    The result names its anchor."""
+    result = entry | {"anchor": placement.anchor}
+    elo = entry["elo"]
+    point = centre(elo)
+    if not placement.links or point is None:  # the chart's own anchor, or nothing to move
+        return result
+    moved = point + placement.offset
+    lower = None if elo["lower"] is None else moved - math.hypot(point - elo["lower"],
+                                                                 placement.margin)
+    upper = None if elo["upper"] is None else moved + math.hypot(elo["upper"] - point,
+                                                                 placement.margin)
+    # The match runner's wording (cb2026.elo.format_interval).
+    if lower is not None and upper is not None:
+        text = f"{moved:+.1f} +/- {(upper - lower) / 2:.1f}"
+    else:
+        text = f"at least {lower:+.1f}" if lower is not None else f"at most {upper:+.1f}"
+    moved_elo = {key: value for key, value in elo.items() if key != "margin"}
+    result["elo"] = moved_elo | {"difference": None if elo["difference"] is None else moved,
+                                 "lower": lower, "upper": upper, "text": text}
+    return result
+
+
+def width(result: dict) -> float:
+    """The width of a result's interval, infinite if an end is open."""
+    elo = result["elo"]
+    return math.inf if None in (elo["lower"], elo["upper"]) else elo["upper"] - elo["lower"]
+
+
+def best_results(data: dict, present: set[str]) -> dict[str, dict]:
+    """Each measured stage's result on the chart's scale: from the first anchor, in the
+    chart's order, against which its match is informative, else the narrowest one. Every
+    result carries the stage's own results by anchor ("directs")."""
+    placements = place_anchors(data, present)
+    candidates: dict[str, list[dict]] = {}
+    directs: dict[str, dict[str, dict]] = {}
+    for source in sources(data):
+        placement = placements.get(anchor_of(source))
+        if placement is None:
+            continue
+        for stage, entry in own_results(source, present).items():
+            candidates.setdefault(stage, []).append(on_scale(entry, placement))
+            directs.setdefault(stage, {})[placement.anchor] = entry["elo"]
+    chosen = {}
+    for stage, results in candidates.items():
+        useful = [result for result in results if informative(result)]
+        # min keeps the first of equals: the chart's own anchor wins a tie.
+        chosen[stage] = useful[0] if useful else min(results, key=width)
+    return {stage: result | {"directs": directs[stage]} for stage, result in chosen.items()}
+
+
+def every_match(data: dict, chapters: Path) -> list[tuple[str, str, dict]]:
+    """Return every stage's own matches against every anchor, as (stage, anchor, entry), in
+    book order and the anchors' order."""
+    present = set(book_stages(chapters))
+    matches = [(rank, stage, anchor_of(source), entry)
+               for rank, source in enumerate(sources(data))
+               for stage, entry in own_results(source, present).items()]
+    matches.sort(key=lambda match: (stage_order(match[1]), match[0]))
+    return [(stage, anchor, entry) for _rank, stage, anchor, entry in matches]
+
+
 def chart_rows(data: dict, chapters: Path) -> list[Row]:
-    """Return each charted stage, its result, and the stage it repeats (None if its own)."""
+    """Return each charted stage, its result on the chart's scale, and the stage it repeats
+    (None if its own)."""
     # A stage's snapshot holds the data of later stages too; it shows only its own chapters.
     present = set(book_stages(chapters))
-    entries = [entry for entry in data["stages"] if entry["stage"] in present]
-    measured = {entry["stage"]: entry for entry in entries if "elo" in entry}
-    return [(entry["stage"], measured[entry.get("same_engine_as", entry["stage"])],
-             entry.get("same_engine_as"))
-            for entry in entries
-            if entry.get("same_engine_as", entry["stage"]) in measured]
+    measured = best_results(data, present)
+    listed: dict[str, dict] = {}
+    for source in sources(data):
+        for entry in source["stages"]:
+            if entry["stage"] in present:
+                listed.setdefault(entry["stage"], entry)
+    rows = [(stage, measured[entry.get("same_engine_as", stage)], entry.get("same_engine_as"))
+            for stage, entry in listed.items()
+            if entry.get("same_engine_as", stage) in measured]
+    return sorted(rows, key=lambda row: stage_order(row[0]))
 
 
 def point_label(stage: str, repeats: str | None) -> str:
@@ -54,46 +274,74 @@ def point_label(stage: str, repeats: str | None) -> str:
 
 
 def anchor_text(anchor: dict) -> str:
-    """Return the anchor and its limits in words: "sunfish 2023.1 at a clock of 5+0.05"."""
-    name = anchor["package_version"] or anchor["uci_id_name"] or anchor["name"]
+    """Return the anchor and its limits in words: "sunfish 2023.1 at a clock of 5+0.05", or
+    "stockfish-1800 (Stockfish 15.1) at a clock of 5+0.05"."""
+    name, version = anchor["name"], anchor["package_version"] or anchor["uci_id_name"]
+    if version is None:
+        label = name
+    elif version.lower().startswith(name.lower()):  # the version names the engine already
+        label = version
+    else:  # a setting of an engine (a Stockfish level): the setting, then the engine
+        label = f"{name} ({version})"
     kind, amount = anchor["limits"].split()  # "--tc 5+0.05" or "--nodes 8000"
     limit = f"a clock of {amount}" if kind == "--tc" else f"{amount} nodes a move"
-    return f"{name} at {limit}"
+    return f"{label} at {limit}"
 
 
-def draw_point(axes: plt.Axes, position: int, result: dict, hollow: bool) -> None:
+def draw_point(axes: plt.Axes, position: int, result: dict, hollow: bool,
+               marker: str = "o", label: str | None = None) -> None:
     """Draw one stage's Elo with its 95 % interval at `position`; an open end is an arrow."""
     elo = result["elo"]
-    lower, upper, centre = elo["lower"], elo["upper"], elo["difference"]
-    if centre is None:  # every pair alike: only one end of the interval is known
-        centre = lower if upper is None else upper
-    below = 0 if lower is None else centre - lower
-    above = 0 if upper is None else upper - centre
+    lower, upper, point = elo["lower"], elo["upper"], centre(elo)
+    below = 0 if lower is None else point - lower
+    above = 0 if upper is None else upper - point
     # A repeated result is drawn hollow: the same measurement, not a second one.
-    axes.errorbar([position], [centre], yerr=[[below], [above]], fmt="o", capsize=4,
-                  color="tab:blue", markerfacecolor="white" if hollow else "tab:blue")
+    axes.errorbar([position], [point], yerr=[[below], [above]], fmt=marker, capsize=4,
+                  color="tab:blue", markerfacecolor="white" if hollow else "tab:blue",
+                  label=label)
     for bound, direction in ((lower, -1), (upper, 1)):
         if bound is None:  # an open end: an arrow, OPEN_END long, going its way
-            axes.annotate("", xy=(position, centre + direction * OPEN_END),
-                          xytext=(position, centre),
+            axes.annotate("", xy=(position, point + direction * OPEN_END),
+                          xytext=(position, point),
                           arrowprops={"arrowstyle": "->", "color": "tab:blue"})
 
 
-def draw_chart(rows: list[Row], anchor: dict, span: list[str] | None = None) -> list[str]:
-    """Draw each stage's Elo against the anchor with its 95 % interval; return the stages
+def anchor_records(data: dict) -> dict[str, dict]:
+    """Each anchor's record (name, version, limits) by name, the chart's own first."""
+    # A file with only repeated stages has no match, and so no record of its anchor.
+    return {anchor_of(source): source.get("anchor", {
+        "name": anchor_of(source), "package_version": None, "uci_id_name": None,
+        "limits": source["settings"]["limits"]}) for source in sources(data)}
+
+
+def draw_chart(rows: list[Row], anchor: dict, span: list[str] | None = None,
+               anchors: dict[str, dict] | None = None) -> list[str]:
+    """Draw each stage's Elo on the anchor's scale with its 95 % interval; return the stages
     of `span` drawn without a point.
 
     Without `span` the chart has the measured stages only. With it, every stage of `span`
-    has its place on the axis, and one without a result is shaded grey with its label.
+    has its place on the axis, and one without a result is shaded grey with its label. A
+    point placed through another anchor (`anchors`, by name) has that anchor's marker.
     """
     stages = span if span is not None else [stage for stage, _, _ in rows]
     results = {stage: (result, repeats) for stage, result, repeats in rows}
+    order = list(anchors or {anchor["name"]: anchor})
+    used = [name for name in order
+            if any(result.get("anchor", anchor["name"]) == name for result, _ in results.values())]
     figure, axes = plt.subplots(figsize=(max(7.0, 0.6 * len(stages)), 3.6))
-    missing = []
+    missing, labelled = [], set()
     for position, stage in enumerate(stages):
         if stage in results:
             result, repeats = results[stage]
-            draw_point(axes, position, result, hollow=repeats is not None)
+            name = result.get("anchor", anchor["name"])
+            marker = MARKERS[order.index(name) % len(MARKERS)] if name in order else MARKERS[0]
+            # With more than one anchor in the chart, the legend tells their markers apart.
+            label = None
+            if len(used) > 1 and name not in labelled:
+                labelled.add(name)
+                label = f"measured against {name}"
+            draw_point(axes, position, result, hollow=repeats is not None, marker=marker,
+                       label=label)
         else:
             missing.append(stage)
             axes.axvspan(position - 0.4, position + 0.4, color="0.9", zorder=0,
@@ -101,10 +349,10 @@ def draw_chart(rows: list[Row], anchor: dict, span: list[str] | None = None) -> 
     axes.set_xticks(range(len(stages)),
                     [point_label(stage, results[stage][1]) if stage in results
                      else stage_label(stage) for stage in stages])
-    for label, stage in zip(axes.get_xticklabels(), stages, strict=True):
+    for label_text, stage in zip(axes.get_xticklabels(), stages, strict=True):
         if stage not in results:
-            label.set_color("0.5")
-    if missing:
+            label_text.set_color("0.5")
+    if missing or len(used) > 1:
         axes.legend(loc="best", fontsize="small")
     axes.axhline(0, color="grey", linewidth=0.5)
     axes.set_xlabel("stage")
@@ -114,18 +362,68 @@ def draw_chart(rows: list[Row], anchor: dict, span: list[str] | None = None) -> 
     return missing
 
 
+def half_width(elo: dict) -> float:
+    """Half the width of a finite interval."""
+    return (elo["upper"] - elo["lower"]) / 2
+
+
 def step_text(earlier: Row, later: Row) -> str:
-    """Return the Elo a stage gained on the one before it, and whether the matches resolve it."""
+    """Return the Elo a stage gained on the one before it, and whether the matches resolve it.
+
+    Where the two stages played the same anchors, each shared anchor gives one estimate of
+    the gain with no link in it, and the estimates are combined by their precision; two
+    stages with no anchor in common are compared on the chart's scale, link and all."""
     (_, before, _), (stage, after, _) = earlier, later
-    ends = [result["elo"][end] for result in (before, after) for end in ("lower", "upper")]
-    if None in ends:
-        return f"stage {stage_label(stage)} not resolved (an interval with an open end)"
-    gain = after["elo"]["difference"] - before["elo"]["difference"]
-    # Two separate matches against the same anchor: their errors add in quadrature (a normal
-    # approximation, with each match's half-width; their own intervals are a little lopsided).
-    margin = math.hypot((ends[1] - ends[0]) / 2, (ends[3] - ends[2]) / 2)
+    shared = [(before["directs"][name], after["directs"][name])
+              for name in before.get("directs", {}) if name in after.get("directs", {})]
+    pairs = [pair for pair in shared if finite(pair[0]) and finite(pair[1])]
+    if not pairs:  # no anchor in common: the points as drawn
+        pairs = [(before["elo"], after["elo"])]
+        if not (finite(before["elo"]) and finite(after["elo"])):
+            return f"stage {stage_label(stage)} not resolved (an interval with an open end)"
+    # Two separate matches: their errors add in quadrature (a normal approximation, with each
+    # match's half-width; their own intervals are a little lopsided).
+    margins = [math.hypot(half_width(first), half_width(second)) for first, second in pairs]
+    weights = [1 / margin**2 for margin in margins]
+    gains = [second["difference"] - first["difference"] for first, second in pairs]
+    gain = sum(w * g for w, g in zip(weights, gains, strict=True)) / sum(weights)
+    margin = 1 / math.sqrt(sum(weights))
     verdict = "resolved" if abs(gain) > margin else "not resolved by these matches"
     return f"stage {stage_label(stage)} {gain:+.0f} ± {margin:.0f} Elo, {verdict}"
+
+
+def link_text(data: dict, rows: list[Row], chapters: Path) -> str:
+    """Return the sentence on the points placed through another anchor, or "" if none is."""
+    placements = place_anchors(data, set(book_stages(chapters)))
+    records = anchor_records(data)
+    parts = []
+    for name, placement in placements.items():
+        placed = [stage_label(stage) for stage, result, repeats in rows
+                  if repeats is None and result["anchor"] == name and placement.links]
+        if not placed:
+            continue
+        plural = len(placed) > 1
+        text = (f"stage{'s' if plural else ''} {', '.join(placed)} "
+                f"{'are' if plural else 'is'} drawn from the match"
+                f"{'es' if plural else ''} against {anchor_text(records[name])}, which "
+                f"stands {placement.offset:+.0f} ± {placement.margin:.0f} Elo on this scale "
+                f"by the stage{'s' if len(placement.links) > 1 else ''} that played both "
+                f"({', '.join(stage_label(stage) for stage in placement.links)}); that "
+                f"margin is part of {'their intervals' if plural else 'its interval'}")
+        if placement.widened_by > 1:
+            text += (f", widened {placement.widened_by:.2f} times because the linking "
+                     "stages disagree by more than their errors allow")
+        parts.append(text)
+    return "; ".join(parts)
+
+
+def match_text(stage: str, result: dict, scale: str) -> str:
+    """Return "+55.0 +/- 38.0 Elo over 298 games", naming the anchor played if it is not
+    the chart's own."""
+    text = f"{result['elo']['text']} Elo over {result['games']} games"
+    if result["anchor"] != scale:
+        text += f" against {result['anchor']}"
+    return text
 
 
 def strength_chart(data: dict, chapters: Path, span: list[str] | None = None) -> str:
@@ -134,29 +432,38 @@ def strength_chart(data: dict, chapters: Path, span: list[str] | None = None) ->
     rows = chart_rows(data, chapters)
     if not rows:
         return "No stage has been measured yet: run `make strength`."
-    draw_chart(rows, data["anchor"], span)
+    draw_chart(rows, data["anchor"], span, anchor_records(data))
+    scale = anchor_of(data)
     (first_stage, first, _), (last_stage, last, _) = rows[0], rows[-1]
     sentence = (f"Against {anchor_text(data['anchor'])}, stage {stage_label(first_stage)} "
-                f"scores {first['elo']['text']} Elo over {first['games']} games")
+                f"scores {match_text(first_stage, first, scale)}")
     if last is not first:  # a last stage that repeats the first adds nothing
-        sentence += (f" and stage {stage_label(last_stage)} {last['elo']['text']} Elo "
-                     f"over {last['games']} games")
-    builds = sorted({result.get("build", "unrecorded") for _stage, result, _ in rows})
+        sentence += f" and stage {stage_label(last_stage)} {match_text(last_stage, last, scale)}"
+    matches = [entry for _stage, _anchor, entry in every_match(data, chapters)]
+    builds = sorted({entry.get("build", "unrecorded") for entry in matches})
     sentence += f" ({' and '.join(builds)} build)"
     if data["not_playing"]:
         sentence += (f"; stages {stage_label(data['not_playing'][0])} to "
                      f"{stage_label(data['not_playing'][-1])} cannot play a game yet")
+    linked = link_text(data, rows, chapters)
+    if linked:
+        sentence += "; " + linked
     steps = [step_text(earlier, later) for earlier, later in zip(rows, rows[1:], strict=False)
              if later[2] is None]  # a repeated result is no step
     if steps:
         sentence += ". From one stage to the next: " + "; ".join(steps)
-    if not all(result["conditions"]["quiet"] for _stage, result, _ in rows):
+    if not all(entry["conditions"]["quiet"] for entry in matches):
         sentence += " (not all measured on a quiet machine)"
     # Near all wins or all losses a score says little about the Elo: the anchor is outgrown.
-    lopsided = [stage_label(stage) for stage, result, repeats in rows
-                if repeats is None and not 0.1 <= result["score_fraction"] <= 0.9]
+    low, high = INFORMATIVE_SCORES
+    lopsided = [f"{stage_label(stage)} (against {result['anchor']})"
+                for stage, result, repeats in rows
+                if repeats is None and not low <= result["score_fraction"] <= high]
     if lopsided:
         sentence += (f". Stage{'s' if len(lopsided) > 1 else ''} {', '.join(lopsided)} "
-                     "scored outside 10-90 % against the anchor, where a score says little "
-                     "about the Elo: an anchor nearer its strength is needed there")
+                     f"scored outside {low:.0%}-{high:.0%}, where a score says little about "
+                     "the Elo: an anchor nearer its strength is needed there")
+    if data.get("unlinked"):
+        sentence += (f". Not charted: the matches in book/data/strength/"
+                     f"{', '.join(data['unlinked'])}, measured on another clock or build")
     return sentence + "."
