@@ -354,8 +354,8 @@ EXPERIMENTS: dict[str, list[Experiment]] = {
         sunfish(clock(STRENGTH_CLOCK), 400, build="interpreted"),
         *(stockfish_level(elo, clock(STRENGTH_CLOCK), 134, build="interpreted")
           for elo in PART_III_LEVELS),
-        # The same engine and clock against the goal's level, compiled (mypyc, chapter 17):
-        # the two builds search the same trees node for node, only at different speeds, so
+        # The same engine and clock against the goal's level, compiled (mypyc, chapter 7.1):
+        # the two builds search the same trees node for node (tests/test_compiled.py), so
         # the difference between this match and the plain one is what the plain build's
         # speed costs against that opponent.
         stockfish_level(max(PART_III_LEVELS), clock(STRENGTH_CLOCK), 134),
