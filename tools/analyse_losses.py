@@ -67,6 +67,12 @@ def game_depths(game: chess.pgn.Game) -> list[tuple[chess.Board, chess.Move, int
     return moves
 
 
+def loses(before: int, after: int) -> bool:
+    """The rule for a losing move: a position not yet lost made a lost one, by at least
+    DROP."""
+    return before > -DROP and after <= -DROP and before - after >= DROP
+
+
 class Labeller:
     """Stockfish at full strength scoring positions to a fixed depth, each from an empty
     table."""
@@ -110,7 +116,7 @@ def losing_move(moves: list[tuple[chess.Board, chess.Move, int | None]], side: c
         if before <= -DROP:
             return None  # lost already, and no single move of ours did it
         after = labeller.after(board, move, side)
-        if after <= -DROP and before - after >= DROP:
+        if loses(before, after):
             return {"fen": board.fen(), "ply": board.ply(), "move": move.uci(),
                     "game_depth": depth, "before": before, "after": after}
     return None
@@ -128,9 +134,8 @@ def deeper_searches(mistake: dict[str, Any], worker: Worker, labeller: Labeller,
     for depth in range(start, start + deeper + 1):
         found = worker.ask("search", fen=mistake["fen"], depth=depth)
         after = labeller.after(board, chess.Move.from_uci(found["move"]), board.turn)
-        loses = after <= -DROP and mistake["before"] - after >= DROP
         results.append({"depth": depth, "move": found["move"], "nodes": found["nodes"],
-                        "after": after, "avoids": not loses})
+                        "after": after, "avoids": not loses(mistake["before"], after)})
     return results
 
 
