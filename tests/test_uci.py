@@ -555,15 +555,23 @@ def test_searchmoves_with_no_legal_move_searches_every_move(gui: Conversation) -
 # debug and register
 
 
-def test_debug_and_register_are_accepted() -> None:
-    lines = talk("uci\ndebug on\nregister later\nregister name Somebody code 1234\n"
-                 "go depth 1\ndebug off\ngo depth 1\nisready\n")
-    after = lines[lines.index("uciok") + 1:]
-    assert not any(line.startswith((ERROR, "registration")) for line in after)
-    first, second = (index for index, line in enumerate(after) if line.startswith("bestmove"))
-    assert any(line.startswith("info string debug") for line in after[:first])
-    assert not any(line.startswith("info string") for line in after[first:second])
-    assert after[-1] == "readyok"
+def test_debug_and_register_are_accepted(gui: Conversation) -> None:
+    # Each search is awaited before the next command: a GUI's `go` during a search is an
+    # error, and a search on its thread may still be running when the next line arrives.
+    for command in ("debug on", "register later", "register name Somebody code 1234"):
+        gui.send(command)
+    gui.send("go depth 1")
+    with_debug = gui.read_until("bestmove")
+    gui.send("debug off")
+    gui.send("go depth 1")
+    without_debug = gui.read_until("bestmove")
+    gui.send("isready")
+    rest = gui.read_until("readyok")
+    replies = with_debug + without_debug + rest
+    assert not any(line.startswith((ERROR, "registration")) for line in replies)
+    assert any(line.startswith("info string debug") for line in with_debug)
+    assert not any(line.startswith("info string") for line in without_debug)
+    assert rest == ["readyok"]
 
 
 def test_bad_debug_is_an_error() -> None:
