@@ -240,3 +240,42 @@ def test_table_fill_is_never_rounded_away(record: dict, expected: str) -> None:
     text = search_text(record)
     assert expected in text
     assert ("filled" in text) != expected.endswith("table off")
+
+
+class Planned:
+    """A planned match in the shape of tools/elo_matches.py's Experiment."""
+
+    opponent = ("name=stockfish-1800", "cmd=stockfish", "option.UCI_Elo=1800")
+    limits = ("--tc", "10+0.1")
+    games = 134
+    build = "interpreted"
+
+
+def against_stockfish(**fields: object) -> dict:
+    """A stored match of cb2026 against Stockfish at UCI_Elo 1800, as planned above."""
+    stockfish = engine("stockfish-1800", id_name="Stockfish 15.1",
+                       options={"UCI_LimitStrength": True, "UCI_Elo": 1800})
+    return match([1, 0, 1, 0, 1], 134, -50, 50, engines=[engine("cb2026"), stockfish],
+                 limits={"description": "tc=10+0.1"}, build="interpreted") | fields
+
+
+def test_a_match_as_planned_passes_the_check() -> None:
+    matchreport.check_opponent_match("stockfish-1800", against_stockfish(), Planned())
+
+
+@pytest.mark.parametrize("change", [
+    {"engines": [engine("cb2026", blind_moves=1), engine("stockfish-1800",
+                 id_name="Stockfish 15.1", options={"UCI_Elo": 1800})]},
+    {"engines": [engine("cb2026"), engine("stockfish-1800", id_name="Stockfish 16",
+                                          options={"UCI_Elo": 1800})]},
+    {"engines": [engine("cb2026"), engine("stockfish-1800", id_name="Stockfish 15.1",
+                                          options={"UCI_Elo": 2000})]},
+    {"engines": [engine("cb2026"), engine("sunfish")]},
+    {"build": "compiled"},
+    {"limits": {"description": "tc=5+0.05"}},
+    {"games_played": 136},
+])
+def test_a_match_unlike_its_plan_fails_the_check(change: dict) -> None:
+    with pytest.raises(AssertionError):
+        matchreport.check_opponent_match("stockfish-1800", against_stockfish(**change),
+                                         Planned())

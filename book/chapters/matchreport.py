@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
+from typing import Protocol
 
 
 def load_match(path: Path, command: str) -> dict:
@@ -357,3 +358,36 @@ def assert_searched(match: dict) -> None:
     """Fail unless every move of the match came from a search the engine reported."""
     for engine in match["engines"]:
         assert engine["blind_moves"] == 0, f"{engine['name']} played unsearched moves"
+
+
+class PlannedMatch(Protocol):
+    """What a match against another engine was planned to be (an Experiment of
+    tools/elo_matches.py)."""
+
+    opponent: tuple[str, ...]
+    limits: tuple[str, ...]
+    games: int
+    build: str
+
+
+# The Stockfish whose UCI_Elo levels the book's matches cite (Debian's package).
+STOCKFISH_VERSION = "Stockfish 15.1"
+
+
+def check_opponent_match(name: str, match: dict, planned: PlannedMatch) -> None:
+    """Fail unless a stored match against another engine is the one planned: cb2026 with
+    each of its moves from a finished search, the planned opponent (Stockfish's levels from
+    the version the book cites), build and clock, and no more games than planned.
+
+    Only cb2026's blind moves are checked: Stockfish's weakened picks, and often Sunfish's
+    moves, come without a line the runner can credit (chapter 7.1)."""
+    ours, theirs = match["engines"]
+    assert ours["name"] == "cb2026", ours["name"]
+    assert ours["blind_moves"] == 0, f"{name}: cb2026 played unsearched moves"
+    assert f"name={theirs['name']}" in planned.opponent, theirs["name"]
+    if "UCI_Elo" in theirs["options"]:
+        assert theirs["id_name"] == STOCKFISH_VERSION, theirs["id_name"]
+        assert theirs["name"] == f"stockfish-{theirs['options']['UCI_Elo']}", theirs["name"]
+    assert match["build"] == planned.build, name
+    assert match["limits"]["description"] == f"tc={planned.limits[-1]}", name
+    assert match["games_played"] <= planned.games, name
