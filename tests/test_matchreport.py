@@ -249,6 +249,7 @@ class Planned:
     limits = ("--tc", "10+0.1")
     games = 134
     build = "interpreted"
+    both: tuple[str, ...] = ()
 
 
 def against_stockfish(**fields: object) -> dict:
@@ -272,6 +273,8 @@ def test_a_match_as_planned_passes_the_check() -> None:
                                           options={"UCI_Elo": 2000})]},
     {"engines": [engine("cb2026"), engine("sunfish")]},
     {"build": "compiled"},
+    {"engines": [engine("cb2026", options={"LMR": False}), engine(
+        "stockfish-1800", id_name="Stockfish 15.1", options={"UCI_Elo": 1800})]},
     {"limits": {"description": "tc=5+0.05"}},
     {"games_played": 136},
 ])

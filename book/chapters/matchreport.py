@@ -368,6 +368,7 @@ class PlannedMatch(Protocol):
     limits: tuple[str, ...]
     games: int
     build: str
+    both: tuple[str, ...]  # options set for cb2026
 
 
 # The Stockfish whose UCI_Elo levels the book's matches cite (Debian's package).
@@ -383,6 +384,8 @@ def check_opponent_match(name: str, match: dict, planned: PlannedMatch) -> None:
     moves, come without a line the runner can credit (chapter 7.1)."""
     ours, theirs = match["engines"]
     assert ours["name"] == "cb2026", ours["name"]
+    if not planned.both:  # no option planned for cb2026: every technique on, as shipped
+        assert ours["options"] == {}, f"{name}: cb2026 played with {ours['options']}"
     assert ours["blind_moves"] == 0, f"{name}: cb2026 played unsearched moves"
     assert f"name={theirs['name']}" in planned.opponent, theirs["name"]
     if "UCI_Elo" in theirs["options"]:
