@@ -27,9 +27,21 @@ $(STAMP): pyproject.toml $(LOCK)
 ensure-tags: $(STAMP)
 	PYTHONPATH=tools $(BIN)/python -m literate tags --ensure
 
+# A failed build repeats its warnings, and the traceback of any notebook that failed, at the end
+# of its output: a log that shows only its last lines (CI's) then still shows the cause.
 # After the build, a check that every page loads MathJax from the book itself (offline), not a CDN.
+BOOK_LOG := build/book.log
 book: $(STAMP) ensure-tags  ## build the HTML book into book/_build/html (warnings are errors)
-	$(BIN)/jupyter-book build --all -W -n --keep-going book/
+	@mkdir -p build && rm -rf book/_build/html/reports
+	{ $(BIN)/jupyter-book build --all -W -n --keep-going book/; echo $$? > $(BOOK_LOG).status; } 2>&1 | tee $(BOOK_LOG)
+	@if [ "$$(cat $(BOOK_LOG).status)" != 0 ]; then \
+	  echo "== the book's build failed; its warnings and errors:"; \
+	  grep -E "WARNING|ERROR|Error" $(BOOK_LOG) | grep -v IPKernelApp; \
+	  for report in $$(find book/_build/html/reports -name '*.err.log' 2>/dev/null); do \
+	    echo "== $$report"; tail -n 40 "$$report"; \
+	  done; \
+	  exit 1; \
+	fi
 	$(BIN)/python tools/check_offline_math.py book/_build/html
 
 # The test files are spread over every core (pytest-xdist), a whole file to a worker, so that a
