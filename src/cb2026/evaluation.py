@@ -44,7 +44,7 @@ from cb2026.position import Position
 # weights of Fruit's tapered evaluation (see Further reading); pawns count nothing.
 PHASE_WEIGHTS: dict[int, int] = {KNIGHT: 1, BISHOP: 1, ROOK: 2, QUEEN: 4}
 
-# The phase of the starting position: 4 minors, 4 rooks and 2 queens.
+# The phase of the starting position: 8 minor pieces, 4 rooks and 2 queens.
 MAX_PHASE = 24
 
 
@@ -132,7 +132,7 @@ def side_pawn_structure(own: list[Square], enemy: list[Square]) -> Score:
     # Per file, shifted by one so that files -1 and 8 exist and stay empty.
     counts = [0] * 10
     lowest = [8] * 10  # the rank of the side's rearmost pawn on the file
-    enemy_highest = [-1] * 10  # the rank of the enemy's most advanced pawn
+    enemy_highest = [-1] * 10  # the rank of the enemy's rearmost pawn
     for square in own:
         file, rank = (square & 7) + 1, square >> 3
         counts[file] += 1
@@ -242,8 +242,9 @@ PAWN_HASH: PawnTable = PawnTable()
 MOBILITY_MIDDLEGAME: tuple[int, ...] = (0, 0, 6, 10, 7, 4, 0)
 MOBILITY_ENDGAME: tuple[int, ...] = (0, 0, 6, 3, 2, 1, 0)
 
-# About the squares a piece has in an ordinary middlegame: mobility is a bonus
-# above it and a malus below it, and adds nothing on average to the material.
+# The safe squares a piece has in an ordinary middlegame, estimated by hand (not
+# measured): mobility is a bonus above it and a malus below it, so that it does not
+# add a piece's ordinary squares to its material value.
 MOBILITY_BASE: tuple[int, ...] = (0, 0, 4, 6, 7, 13, 0)
 # What an attacker of the king's squares weighs, by piece type.
 ATTACK_UNITS: tuple[int, ...] = (0, 0, 2, 2, 3, 5, 0)
@@ -427,8 +428,9 @@ def evaluate_position(
     return -score if position.side_to_move == BLACK else score
 
 
-# Fitted by this chapter's tuner (weights_source prints the lines), per piece type
-# (index: pawn 1 ... king 6).
+# Fitted by this chapter's tuner (the lines weights_source printed, in a run with
+# another number of BLAS threads than the chapter's; see its Threads pitfall), per
+# piece type (index: pawn 1 ... king 6).
 MIDDLEGAME_PIECE_VALUES: tuple[int, ...] = (0, 80, 460, 491, 595, 1228, 0)
 ENDGAME_PIECE_VALUES: tuple[int, ...] = (0, 90, 311, 319, 562, 1063, 0)
 
