@@ -282,3 +282,38 @@ def test_a_match_unlike_its_plan_fails_the_check(change: dict) -> None:
     with pytest.raises(AssertionError):
         matchreport.check_opponent_match("stockfish-1800", against_stockfish(**change),
                                          Planned())
+
+
+def with_interval(lower: float | None, difference: float | None, upper: float | None) -> dict:
+    """A match whose pairs gave this 95 % interval."""
+    found = match([2, 4, 30, 4, 2], 100, lower, upper)
+    found["elo"] = found["elo"] | {"difference": difference, "confidence": 0.95}
+    return found
+
+
+def test_elo_difference_adds_the_two_errors_in_quadrature() -> None:
+    # Margins of 30 and 40 Elo (95 %): the difference's margin is 50, the triangle 3-4-5.
+    later, earlier = with_interval(-10, 20, 50), with_interval(60, 100, 140)
+    change, margin = matchreport.elo_difference(later, earlier)
+    assert change == pytest.approx(-80) and margin == pytest.approx(50, rel=1e-3)
+    assert matchreport.elo_difference(with_interval(None, None, 40), earlier) is None
+
+
+def test_clock_against_nodes_says_whether_the_clock_changed_the_worth() -> None:
+    fixed = with_interval(90, 166, 242)
+    clock = with_interval(6, 38, 70)
+    clock["engines"] = [engine("with", nodes_per_move=2788, depth={"mean": 3.68}),
+                        engine("without", nodes_per_move=4100, depth={"mean": 4.02})]
+    text = matchreport.clock_against_nodes(fixed, clock, "the evaluation")
+    assert text.startswith("At fixed nodes the evaluation is worth +166 [+90, +242] Elo, "
+                           "on the clock +38 [+6, +70].")
+    assert "2,788 nodes a move against 4,100" in text and "3.68 on average against 4.02" in text
+    # 38 - 166 = -128, margin hypot(32, 76) = 82: the clock took some of it, resolved.
+    assert text.endswith("The clock lowered its worth by 128 ± 82 Elo (the matches' errors "
+                         "added): resolved.")
+    near = with_interval(100, 150, 200)
+    assert matchreport.clock_against_nodes(fixed, clock | {"elo": near["elo"]},
+                                           "it").endswith("the clock's effect is not resolved.")
+    open_ended = with_interval(None, None, 40)
+    assert matchreport.clock_against_nodes(fixed, clock | {"elo": open_ended["elo"]},
+                                           "it").endswith("without a comparison.")

@@ -23,6 +23,7 @@ import pytest
 
 import elo_matches
 import strength_by_stage
+from cb2026.openings import book_suite
 from compile_engine import missing_compiler
 from literate.stages import package_folder
 from strength_by_stage import StagePlan
@@ -153,6 +154,21 @@ def test_self_play_names_the_second_engine_after_its_options() -> None:
         ("option.PVS=false", "option.Aspiration=false")) == "cb2026-no-pvs-aspiration"
     assert elo_matches.self_play_name(
         ("option.Buckets=false", "option.Hash=1")) == "cb2026-no-buckets-hash-1"
+
+
+def test_the_tuned_matches_start_past_the_tuning_sets_lines() -> None:
+    # tools/elo_matches.py: chapter 13.1's matches play lines of the suite's shuffled order
+    # after those its tuning set came from; every other match starts at the order's head.
+    for stage, experiments in elo_matches.EXPERIMENTS.items():
+        for experiment in experiments:
+            arguments = elo_matches.match_arguments(stage, experiment, 2, False, "cb2026")
+            offset = (int(arguments[arguments.index("--opening-offset") + 1])
+                      if "--opening-offset" in arguments else 0)
+            assert offset == experiment.opening_offset
+            assert offset == (elo_matches.TUNING_SET_LINES
+                              if stage == "stage-13.1-tuning" else 0), experiment.name
+            # The suite holds enough lines past the offset for the match's game pairs.
+            assert offset + experiment.games // 2 <= len(book_suite()), experiment.name
 
 
 def test_only_takes_a_stage_that_plays(monkeypatch: pytest.MonkeyPatch,

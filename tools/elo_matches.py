@@ -74,6 +74,8 @@ class Experiment:
     both: tuple[str, ...] = ()
     # "compiled" (mypyc, where a C compiler exists) or "interpreted" (plain Python).
     build: str = "compiled"
+    # Where in the runner's shuffled order of the opening suite the match's lines start.
+    opening_offset: int = 0
 
     @property
     def on_clock(self) -> bool:
@@ -92,11 +94,13 @@ def clock(control: str) -> tuple[str, ...]:
 
 
 def switched_off(
-    option: str, limits: tuple[str, ...], games: int, both: tuple[str, ...] = ()
+    option: str, limits: tuple[str, ...], games: int, both: tuple[str, ...] = (),
+    opening_offset: int = 0,
 ) -> Experiment:
     """Return a self-play experiment: cb2026 against itself with one technique switched off."""
     name = option.lower() + ("-clock" if "--tc" in limits else "")
-    return Experiment(name, ("self", f"option.{option}=false"), limits, games, both=both)
+    return Experiment(name, ("self", f"option.{option}=false"), limits, games, both=both,
+                      opening_offset=opening_offset)
 
 
 # Fixed nodes measure what a technique does to the tree; the clock adds what it costs in time.
@@ -117,6 +121,12 @@ SELF_PLAY_CLOCK = "2+0.02"
 # (hashfull 902 per mille in its developers' measurement, chapter 8.1's reading list).
 BUCKET_HASH_MB = 1
 BUCKET_SLOTS = 512
+
+# Every match plays the suite's lines in the runner's one shuffled order (seed 2026) from
+# its start, so chapter 13.1's tuning set, made of the games of earlier chapters, comes from
+# the first lines of that order (298 of the first 300). Its matches start after them, so
+# that the tuned weights are tried on openings they were not fitted on (chapter 13.1 checks).
+TUNING_SET_LINES = 300
 
 BUILDS = ("compiled", "interpreted")
 
@@ -303,10 +313,11 @@ EXPERIMENTS: dict[str, list[Experiment]] = {
     "stage-13.1-tuning": [
         # The tuned weights against chapter 13's hand values: Tuned off in the second copy
         # (with it off, the search is stage 13's, node for node).
-        switched_off("Tuned", nodes(SELF_PLAY_NODES), 1000),
+        switched_off("Tuned", nodes(SELF_PLAY_NODES), 1000,
+                     opening_offset=TUNING_SET_LINES),
         # The weights cost nothing per node; the clock match checks that the tuned values
         # do not slow the search (different trees, other pawn structures met).
-        switched_off("Tuned", clock(SELF_PLAY_CLOCK), 400),
+        switched_off("Tuned", clock(SELF_PLAY_CLOCK), 400, opening_offset=TUNING_SET_LINES),
     ],
     "stage-14-extensions": [
         # This chapter's search against the previous stage's: check extensions off in the
@@ -490,6 +501,8 @@ def match_arguments(
     ]
     if experiment.sprt:
         arguments += ["--sprt", experiment.sprt]
+    if experiment.opening_offset:
+        arguments += ["--opening-offset", str(experiment.opening_offset)]
     return arguments + (["--resume"] if resume else [])
 
 
@@ -547,6 +560,8 @@ def main() -> int:
                 cost = f"(at most {hours:.1f} h)"
             print(experiment.name, " ".join(experiment.limits), " ".join(experiment.both),
                   experiment.sprt or "no SPRT", f"at most {experiment.games} games",
+                  *([f"openings from line {experiment.opening_offset}"]
+                    if experiment.opening_offset else []),
                   f"{experiment.build} build", cost)
         return 0
     allow_load = options.allow_load

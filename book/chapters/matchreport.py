@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
+from statistics import NormalDist
 from typing import Protocol
 
 
@@ -50,6 +51,26 @@ def interval_text(elo: dict, pairs: int | None = None) -> str:
     """Return an Elo estimate with its 95 % interval, rough when `pairs` are few."""
     return (f"{signed(elo['difference'], 'n/a')} {bounds_text(elo)}"
             + ("" if pairs is None else rough_note(pairs)))
+
+
+def finite(elo: dict) -> bool:
+    """True if an Elo record has both ends of its interval and a centre."""
+    return None not in (elo["lower"], elo["difference"], elo["upper"])
+
+
+def sigma(elo: dict) -> float:
+    """The standard error behind a finite interval: its half-width over its z value."""
+    z = NormalDist().inv_cdf(0.5 + elo.get("confidence", 0.95) / 2)
+    return (elo["upper"] - elo["lower"]) / 2 / z
+
+
+def elo_difference(later: dict, earlier: dict) -> tuple[float, float] | None:
+    """One match's Elo minus another's and the 95 % margin of that difference, the two
+    matches' errors added in quadrature as independent; None if an interval is open."""
+    if not (finite(later["elo"]) and finite(earlier["elo"])):
+        return None
+    return (later["elo"]["difference"] - earlier["elo"]["difference"],
+            1.96 * math.hypot(sigma(later["elo"]), sigma(earlier["elo"])))
 
 
 def limits_text(match: dict) -> str:
@@ -352,6 +373,29 @@ def verdict(match: dict) -> str:
     return (f"the SPRT stopped the match{at}, H0 accepted: the games favour H0 "
             f"({hypothesis_text(sprt['elo0'])}) over H1 ({hypothesis_text(sprt['elo1'])}); "
             f"{rejected_text(match)}")
+
+
+def clock_against_nodes(nodes_match: dict, clock_match: dict, what: str) -> str:
+    """Set a technique's two self-play matches side by side. At fixed nodes `what` is worth
+    what it knows or saves; on the clock it also pays for its time, in nodes. Say what
+    the clock did to each side's search and whether the two worths differ."""
+    with_it, without = clock_match["engines"]
+    text = (f"At fixed nodes {what} is worth {interval_text(nodes_match['elo'])} Elo, on "
+            f"the clock {interval_text(clock_match['elo'])}. On the clock the side with it "
+            f"searched {with_it['nodes_per_move']:,.0f} nodes a move against "
+            f"{without['nodes_per_move']:,.0f} and reached depth "
+            f"{with_it['depth']['mean']:.2f} on average against "
+            f"{without['depth']['mean']:.2f}. ")
+    difference = elo_difference(clock_match, nodes_match)
+    if difference is None:
+        return text + "An open interval leaves the two worths without a comparison."
+    change, margin = difference
+    if abs(change) <= margin:
+        return text + (f"The two differ by {change:+.0f} ± {margin:.0f} Elo (the matches' "
+                       "errors added): the clock's effect is not resolved.")
+    return text + (f"The clock {'lowered' if change < 0 else 'raised'} its worth by "
+                   f"{abs(change):.0f} ± {margin:.0f} Elo (the matches' errors added): "
+                   "resolved.")
 
 
 def assert_searched(match: dict) -> None:

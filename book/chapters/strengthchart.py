@@ -31,6 +31,9 @@ from statistics import NormalDist
 
 import matplotlib.pyplot as plt
 
+# An interval's ends and the standard error behind it, as the chapters' match reports read them.
+from matchreport import finite, sigma
+
 # Elo: the length of the arrow standing for an open end of an interval.
 OPEN_END = 150
 # Each anchor's marker: the chart's own anchor first, then the linked ones in their order.
@@ -95,17 +98,6 @@ def own_results(source: dict, present: set[str]) -> dict[str, dict]:
     """The results of a data file's own matches, by stage, for the stages in `present`."""
     return {entry["stage"]: entry for entry in source["stages"]
             if "elo" in entry and entry["stage"] in present}
-
-
-def finite(elo: dict) -> bool:
-    """True if an Elo record has both ends of its interval and a centre."""
-    return None not in (elo["lower"], elo["difference"], elo["upper"])
-
-
-def sigma(elo: dict) -> float:
-    """The standard error behind a finite interval: its half-width over its z value."""
-    z = NormalDist().inv_cdf(0.5 + elo.get("confidence", 0.95) / 2)
-    return (elo["upper"] - elo["lower"]) / 2 / z
 
 
 def centre(elo: dict) -> float | None:
