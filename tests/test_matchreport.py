@@ -317,3 +317,11 @@ def test_clock_against_nodes_says_whether_the_clock_changed_the_worth() -> None:
     open_ended = with_interval(None, None, 40)
     assert matchreport.clock_against_nodes(fixed, clock | {"elo": open_ended["elo"]},
                                            "it").endswith("without a comparison.")
+
+
+def test_a_match_says_when_other_code_played_it() -> None:
+    code = {"search.py": "aaaa", "tt.py": "bbbb"}
+    assert matchreport.code_note({"sources": dict(code)}, code) == ""
+    changed = matchreport.code_note({"sources": {**code, "search.py": "cccc"}}, code)
+    assert "search.py" in changed and "tt.py" not in changed
+    assert "does not say" in matchreport.code_note({}, code)

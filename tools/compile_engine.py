@@ -96,6 +96,14 @@ def fingerprint(package: Path) -> str:
     return digest.hexdigest()[:16]
 
 
+def source_digests(folder: Path) -> dict[str, str]:
+    """A short digest of each module of the engine in `folder` (a package_folder), by file
+    name: which code a measurement ran, where its results alone cannot tell (a rewrite for
+    speed that keeps every value, or a match resumed after the engine changed)."""
+    return {path.name: hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+            for path in sorted((folder / "cb2026").glob("*.py"))}
+
+
 def is_compiled(folder: Path) -> bool:
     """True when `folder` holds a complete compiled build."""
     return (folder / INFO_FILE).exists() and any((folder / PACKAGE).glob("position.*.so"))

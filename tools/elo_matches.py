@@ -43,7 +43,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 
 import quiet  # noqa: E402
-from compile_engine import engine_folder  # noqa: E402
+from compile_engine import engine_folder, source_digests  # noqa: E402
 from literate.stages import package_folder  # noqa: E402
 
 # Games end early by the usual adjudication: a side down 10 pawns for 3 moves in a row
@@ -324,7 +324,10 @@ EXPERIMENTS: dict[str, list[Experiment]] = {
         # second copy (with them off, the search is the previous stage's, node for node).
         Experiment("check-extensions", ("self", "option.CheckExtensions=false"),
                    nodes(SELF_PLAY_NODES), 1000),
-        # A check test for every move searched, and deeper trees: a clock too.
+        # Deeper trees, whose time a node count does not charge: a clock too. (Not the
+        # check test of every move: search_moves asks it with the switch off as well, so
+        # both copies pay it; only a timing against the previous stage's package would
+        # show it.)
         Experiment("check-extensions-clock", ("self", "option.CheckExtensions=false"),
                    clock(SELF_PLAY_CLOCK), 400),
         # The single-reply extension, off by default: on in both copies, then off again in
@@ -444,7 +447,7 @@ def working_path(stage: str, name: str) -> Path:
 def remove_unfinished(path: Path) -> None:
     """Remove a finished match's working files (summary, games, journal) and their folder
     once it is empty."""
-    for suffix in (".json", ".pgn", ".journal.jsonl"):
+    for suffix in (".json", ".pgn", ".journal.jsonl", ".sources.json"):
         # Not with_suffix: a stage id such as stage-08.1-tt-buckets has a dot of its own.
         (path.parent / f"{path.name}{suffix}").unlink(missing_ok=True)
     if path.parent.exists() and not any(path.parent.iterdir()):
@@ -506,6 +509,22 @@ def match_arguments(
     return arguments + (["--resume"] if resume else [])
 
 
+def same_engine_as_before(path: Path, sources: dict[str, str], resume: bool) -> bool:
+    """Keep beside a match's journal the digests of the engine's modules it started with
+    (`path` is working_path's), and refuse to resume it with other code: its games would
+    come from two engines, and the data file names one."""
+    record = path.parent / f"{path.name}.sources.json"
+    if resume and record.exists() and json.loads(record.read_text()) != sources:
+        changed = sorted(name for name, digest in json.loads(record.read_text()).items()
+                         if sources.get(name) != digest)
+        print(f"{path.name}: the engine has changed since this match started "
+              f"({', '.join(changed) or 'modules added'}); remove {path.parent}/"
+              f"{path.name}.* to start it again", flush=True)
+        return False
+    record.write_text(json.dumps(sources, indent=1) + "\n")
+    return True
+
+
 def play(stage: str, experiment: Experiment, options: argparse.Namespace) -> int:
     """Play one experiment under the measurement lock; copy its result into book/data."""
     # A fixed-node match gives the same games under any load: record the load, never refuse.
@@ -515,6 +534,10 @@ def play(stage: str, experiment: Experiment, options: argparse.Namespace) -> int
     print(f"{stage} {experiment.name}: {PLAYING_STAGE.get(stage, stage)} engine ({build}), "
           f"at most {games} games", flush=True)
     working_path(stage, experiment.name).parent.mkdir(parents=True, exist_ok=True)
+    sources = source_digests(package_folder(PLAYING_STAGE.get(stage, stage), ROOT))
+    if not same_engine_as_before(working_path(stage, experiment.name), sources,
+                                 options.resume):
+        return 1
     with quiet.measurement(options, f"elo_matches {stage} {experiment.name}") as conditions:
         completed = subprocess.run(
             [sys.executable, "-m", "cb2026.match",
@@ -527,7 +550,7 @@ def play(stage: str, experiment: Experiment, options: argparse.Namespace) -> int
     source, destination = working_path(stage, experiment.name), data_path(stage, experiment.name)
     destination.parent.mkdir(parents=True, exist_ok=True)
     summary = json.loads(source.with_suffix(".json").read_text())
-    summary |= {"build": build, "conditions": conditions.record(),
+    summary |= {"build": build, "conditions": conditions.record(), "sources": sources,
                 "command": f"python tools/elo_matches.py {stage} --only {experiment.name}"}
     destination.with_suffix(".json").write_text(json.dumps(summary, indent=1) + "\n")
     shutil.copyfile(source.with_suffix(".pgn"), destination.with_suffix(".pgn"))

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import hashlib
 import json
 import os
 import platform
@@ -36,7 +35,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 
 import quiet  # noqa: E402
-from compile_engine import engine_folder  # noqa: E402
+from compile_engine import engine_folder, source_digests  # noqa: E402
 from literate.stages import package_folder  # noqa: E402
 from positions import SEARCH_POSITIONS  # noqa: E402
 
@@ -148,14 +147,6 @@ def evaluation_rates(fens: list[str]) -> dict[str, object]:
         seconds = time.perf_counter() - started
         rates[name] = round(len(positions) * EVALUATION_REPEATS / seconds)
     return rates
-
-
-def source_digests(folder: Path) -> dict[str, str]:
-    """A short digest of each module of the engine in `folder` (a package_folder), by file
-    name: which code a measurement timed, where its nodes alone cannot tell (a rewrite for
-    speed that keeps every value)."""
-    return {path.name: hashlib.sha256(path.read_bytes()).hexdigest()[:16]
-            for path in sorted((folder / "cb2026").glob("*.py"))}
 
 
 def iteration_record(report: Any) -> dict[str, object]:

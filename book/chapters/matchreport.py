@@ -398,6 +398,22 @@ def clock_against_nodes(nodes_match: dict, clock_match: dict, what: str) -> str:
                    "resolved.")
 
 
+def code_note(match: dict, this_code: dict[str, str]) -> str:
+    """A sentence for a match that this page's code did not play, or "" if it did.
+    `this_code` is the digest of each module of the page's engine (compile_engine's
+    source_digests); the match records its own since the runner kept them."""
+    recorded = match.get("sources")
+    if recorded is None:
+        return ("Its data file does not say which code played it: the matches recorded "
+                "their engine's modules only from 2026-12-03 on.")
+    changed = sorted(name for name in recorded.keys() | this_code.keys()
+                     if recorded.get(name) != this_code.get(name))
+    if not changed:
+        return ""
+    return (f"Not this page's code: the engine that played it differs from this page's in "
+            f"{', '.join(changed)}.")
+
+
 def assert_searched(match: dict) -> None:
     """Fail unless every move of the match came from a search the engine reported."""
     for engine in match["engines"]:
