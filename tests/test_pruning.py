@@ -19,6 +19,7 @@ from dataclasses import field
 import chess
 import pytest
 
+from cb2026 import evaluation
 from cb2026.cli import Session, execute
 from cb2026.limits import Limits
 from cb2026.move import Move, move_to_uci
@@ -264,17 +265,20 @@ class Inspector(Searcher):
         assert not board.is_check()
         assert stand_pat == self.static_evaluation(position)
         techniques = self.techniques
-        if board.is_en_passant(chess_move):
-            victim = VALUES[chess.PAWN]
-        else:
-            victim = VALUES[board.piece_type_at(chess_move.to_square) or chess.KING]
+        victim_type = (chess.PAWN if board.is_en_passant(chess_move)
+                       else board.piece_type_at(chess_move.to_square) or chess.KING)
+        victim = VALUES[victim_type]
+        # What the evaluation gains by the capture, at most: the piece's value in the
+        # weights in place (python-chess numbers the kinds as the engine does).
+        gain = max(evaluation.MIDDLEGAME_PIECE_VALUES[victim_type],
+                   evaluation.ENDGAME_PIECE_VALUES[victim_type])
         # The late endgame: a side with nothing but its king and pawns.
         late_endgame = any(
             not any(board.pieces(kind, colour) for kind in (chess.KNIGHT, chess.BISHOP,
                                                            chess.ROOK, chess.QUEEN))
             for colour in chess.COLORS)
         delta = (techniques.delta_pruning and not chess_move.promotion
-                 and stand_pat + victim + DELTA_MARGIN <= alpha and not late_endgame)
+                 and stand_pat + gain + DELTA_MARGIN <= alpha and not late_endgame)
         attacker = VALUES[board.piece_type_at(chess_move.from_square) or chess.KING]
         value = see(position.board, move)
         if not chess_move.promotion and victim < attacker:

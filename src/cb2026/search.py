@@ -27,6 +27,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from cb2026 import evaluation as evaluation_module
 from cb2026.board import (
     BISHOP,
     BLACK,
@@ -65,7 +66,6 @@ from cb2026.picker import (
 )
 from cb2026.position import NULL_MOVE, Position
 from cb2026.rules import is_fifty_move_draw, is_in_check, legal_moves
-from cb2026.see import EXCHANGE_VALUES
 from cb2026.tt import DEFAULT_HASH_MB, Bound, TranspositionTable
 
 # Mate scores count plies from the root: being mated at ply p scores -(MATE - p),
@@ -1044,7 +1044,7 @@ class Searcher:
         techniques = self.techniques
         if techniques.delta_pruning and not move >> 12 & 7:  # never a promotion
             victim = PAWN if move >> 15 == EN_PASSANT else board[move >> 6 & 63] & 7
-            if (stand_pat + EXCHANGE_VALUES[victim] + DELTA_MARGIN <= alpha
+            if (stand_pat + capture_gain(victim) + DELTA_MARGIN <= alpha
                     and not is_late_endgame(board)):
                 self.notes.delta_prunes += 1
                 return True
@@ -1255,6 +1255,15 @@ SINGULAR_MARGIN = 2
 
 # Delta pruning: what a capture may gain beyond the piece it takes, in centipawns.
 DELTA_MARGIN = 200
+
+
+def capture_gain(victim: int) -> int:
+    """What taking a piece of kind `victim` adds to the evaluation, at most: its
+    value in the weights in place (the Tuned switch can change them), middlegame or
+    endgame, whichever is larger."""
+    return max(evaluation_module.MIDDLEGAME_PIECE_VALUES[victim],
+               evaluation_module.ENDGAME_PIECE_VALUES[victim])
+
 
 # Reverse futility: nodes with at most this many plies left, and the margin per ply.
 REVERSE_FUTILITY_DEPTH = 4
