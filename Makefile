@@ -79,9 +79,11 @@ compiled: $(STAMP)  ## the engine compiled by mypyc into build/compiled/: make c
 bench-perft: $(STAMP)  ## perft speed of cb2026, interpreted and compiled, against python-chess
 	$(BIN)/python tools/bench_perft.py $(ARGS)
 
-# Sunfish (PyPI) pins an old python-chess; install it without its dependencies.
+# Sunfish (PyPI) pins an old python-chess; install it without its dependencies. Its version is
+# pinned too: it is the anchor of the introduction's chart, whose data record the version that
+# played (book/intro.md checks the two agree), and a new version would start the chart afresh.
 opponents: $(STAMP)  ## Sunfish for benchmarks and matches; Stockfish and GNU Chess come from apt
-	$(BIN)/python -m pip install --quiet --no-deps sunfish
+	$(BIN)/python -m pip install --quiet --no-deps 'sunfish==2026.1'
 	@command -v stockfish >/dev/null || test -x /usr/games/stockfish || echo "for matches against Stockfish: apt-get install stockfish"
 	@command -v gnuchess >/dev/null || test -x /usr/games/gnuchess || echo "for chapter 18's ladder against GNU Chess: apt-get install gnuchess"
 

@@ -171,6 +171,23 @@ def test_the_tuned_matches_start_past_the_tuning_sets_lines() -> None:
             assert offset + experiment.games // 2 <= len(book_suite()), experiment.name
 
 
+def test_a_match_resumes_only_with_the_engine_it_started_with(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "unfinished" / "elo-trial"
+    path.parent.mkdir()
+    first = {"search.py": "aaaa", "tt.py": "bbbb"}
+    changed = {"search.py": "cccc", "tt.py": "bbbb"}
+    assert elo_matches.same_engine_as_before(path, first, resume=False)
+    assert elo_matches.same_engine_as_before(path, first, resume=True)
+    assert not elo_matches.same_engine_as_before(path, changed, resume=True)
+    assert "search.py" in capsys.readouterr().out
+    # A match started afresh takes the new engine's digests.
+    assert elo_matches.same_engine_as_before(path, changed, resume=False)
+    assert elo_matches.same_engine_as_before(path, changed, resume=True)
+    elo_matches.remove_unfinished(path)
+    assert not path.parent.exists()
+
+
 def test_only_takes_a_stage_that_plays(monkeypatch: pytest.MonkeyPatch,
                                        capsys: pytest.CaptureFixture[str]) -> None:
     plans = [StagePlan("stage-05-alphabeta", plays=False), StagePlan("stage-07-uci", plays=True)]
@@ -341,8 +358,8 @@ def test_the_introduction_draws_every_stage_from_the_data(tmp_path: Path) -> Non
     write_chart_data(tmp_path, stages, [entry["stage"] for entry in stages])
     sentence, [axes], _names = run_intro_cells(tmp_path)
     assert sentence == (
-        "Against sunfish 2026.1 at a clock of 5+0.05, stage 7 scores -12.5 +/- 40.0 Elo over "
-        "300 games and stage 8 +55.0 +/- 38.0 Elo over 298 games (compiled build); stages 1 "
+        "Against sunfish 2026.1 at a clock of 5+0.05, stage 7 scores -12.5 ± 40.0 Elo over "
+        "300 games and stage 8 +55.0 ± 38.0 Elo over 298 games (compiled build); stages 1 "
         "to 6 cannot play a game yet. From one stage to the next: stage 8 +68 ± 55 Elo, "
         "resolved."  # 55.0 - -12.5, and the half-widths 40 and 38 added in quadrature
     )
@@ -369,7 +386,8 @@ def test_the_introduction_names_the_stages_still_to_play(tmp_path: Path) -> None
     write_chart_data(tmp_path, [STAGE_7], chapters)
     _sentence, [axes], names = run_intro_cells(tmp_path)
     assert names["unplayed"] == ["stage-08-tt", "stage-08.1-tt-buckets"]
-    assert [label.get_text() for label in axes.get_xticklabels()] == ["7"]
+    # Every stage that can play has its place on the axis, shaded where it has no match.
+    assert [label.get_text() for label in axes.get_xticklabels()] == ["7", "8", "8.1"]
 
 
 def test_the_introduction_lists_the_parts_of_its_own_table_of_contents(
@@ -476,7 +494,8 @@ def test_a_stage_measured_against_the_second_anchor_is_placed_through_a_link(
     points = [line for line in axes.get_lines() if line.get_marker() in ("o", "s")]
     assert [(line.get_marker(), *line.get_ydata()) for line in points] == [
         ("o", 0.0), ("o", 100.0), ("s", pytest.approx(200.0))]
-    assert "stage 9 +200.0 +/- 67.9 Elo over 300 games against stockfish-1800" in sentence
+    assert ("stage 9 +200.0 ± 67.9 Elo on sunfish's scale, placed from 300 games against "
+            "stockfish-1800") in sentence
     assert ("stage 9 is drawn from the match against stockfish-1800 (Stockfish 15.1) at a "
             "clock of 5+0.05, which stands +400 ± 55 Elo on this scale by the stage that "
             "played both (8); that margin is part of its interval.") in sentence
@@ -524,7 +543,8 @@ def test_an_anchor_on_another_clock_is_not_linked(tmp_path: Path) -> None:
     write_chart_data(tmp_path, stages, ["stage-08-tt", "stage-09-pvs"], linked,
                      limits="--tc 10+0.1")
     sentence, [axes], _names = run_intro_cells(tmp_path)
-    assert [label.get_text() for label in axes.get_xticklabels()] == ["8"]
+    # Stage 9 keeps its place on the axis, shaded: its only match is not charted.
+    assert [label.get_text() for label in axes.get_xticklabels()] == ["8", "9"]
     assert sentence.endswith("Not charted: the matches in book/data/strength/stockfish-1800, "
                              "measured on another clock or build.")
 

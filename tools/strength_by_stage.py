@@ -15,25 +15,31 @@ skips the stages already in the data file. A finished stage removes its unfinish
 Which stages. A stage is measured if its engine answers `go depth 1` with a `bestmove`: from
 stage 7 on, the first to search over UCI. Stages 5 and 6 have a search but only `go perft`;
 playing them would need a UCI loop and time management written outside the book, so the
-match would rate that driver as much as the chapter. They are left out, and the techniques
-they add are rated in their own chapters (the chapter-7 engine with each one switched off).
+match would rate that driver as much as the chapter. They are left out; chapters 5 and 6 rate
+one technique each in play instead (move ordering and the quiescence search: the chapter-7
+engine against itself with that technique switched off in one copy).
 A stage whose engine modules are byte for byte those of the stage before (7.1, which adds the
 match runner only) is not played again: it is recorded as the same engine.
 
-The anchors. The chart's scale is Elo against Sunfish (PyPI), at 5+0.05 for both sides, the
-clock of chapter 7.1's first match. Sunfish is fixed: its version goes into the settings of
-the data file and into every stage's entry, so a run after a Sunfish upgrade starts the chart
-afresh instead of mixing two anchors. It is a small engine that plays whole games over UCI
-and, like ours, is written in Python; whether it stays close to every stage was for the data
-to show, and they showed it does not: stage 8.1 scored 84 % against it, and a score near all
-wins says little about the Elo. Later stages play a stronger second anchor, Stockfish with
-UCI_LimitStrength at UCI_Elo 1800 (chapter 7.1's matches put that level some 400 Elo above
-Sunfish at this clock), on the same clock. Each anchor has its own data file and folder
-(Sunfish book/data/strength, the others book/data/strength/ANCHOR) and its own range of
-stages (ANCHOR_STAGES): Sunfish plays the stages up to 8.1, Stockfish 1800 every stage from
-7 on, so that stages 7 to 8.1 have played both. Those stages link the two scales: the book's
-chart (book/chapters/strengthchart.py) places a stage measured against Stockfish 1800 on
-Sunfish's scale through them, with the link's own uncertainty added to the stage's.
+The anchors. The chart's scale is Elo against Sunfish (PyPI, the version `make opponents`
+pins), at 5+0.05 for both sides, the clock of chapter 7.1's first match. Sunfish is fixed: its
+version goes into the settings of the data file and into every stage's entry, so a run after
+a Sunfish upgrade starts the chart afresh instead of mixing two anchors. It is a small engine
+that plays whole games over UCI and, like ours, is written in Python. It is behind from the
+first stage that plays: stages 7, 8 and 8.1 scored 76 %, 81 % and 84 % against it (stage 7
+with the match runner from before it read Sunfish's lowerbound/upperbound lines as bounds,
+which let it adjudicate those games on scores; the introduction says what that changes).
+The chart draws a stage from an anchor only while its score there lies between 10 and 90 %
+(INFORMATIVE_SCORES in book/chapters/strengthchart.py), where a score still tells one
+strength from another; so Sunfish stops at 8.1, still inside that range, and a stronger
+second anchor takes over: Stockfish with UCI_LimitStrength at UCI_Elo 1800 (chapter 7.1's
+matches put that level some 400 Elo above Sunfish at this clock), on the same clock. Each
+anchor has its own data file and folder (Sunfish book/data/strength, the others
+book/data/strength/ANCHOR) and its own range of stages (ANCHOR_STAGES): Sunfish plays the
+stages up to 8.1, Stockfish 1800 every stage from 7 on, so that stages 7 to 8.1 play both.
+Once they have, they link the two scales: the book's chart (book/chapters/strengthchart.py)
+places a stage measured against Stockfish 1800 on Sunfish's scale through them, with the
+link's own uncertainty added to the stage's.
 
 The engines are compiled with mypyc (tools/compile_engine.py) where a C compiler exists, and
 Sunfish runs in the plain interpreter, so a faster or slower machine, or another Python, need
@@ -43,10 +49,11 @@ each entry records the machine's load.
 
 Every stage plays the same games: colour-reversed pairs from the book's opening suite in the
 runner's fixed order (seed 2026), with elo_matches' adjudication and no SPRT (the question is
-how strong, not whether stronger). 300 games a stage give a 95% interval of about +/-35 Elo;
-stage 7 plays 400 (GAMES_BY_STAGE), since its match is also chapter 7.1's rating against
-Sunfish. Each stage's entry keeps the command that played it, and the runner's
-whole summary (depths, blind moves, time losses) lies beside its PGN.
+how strong, not whether stronger). At 300 games a stage the 95% intervals against Sunfish
+came out at +/-44 Elo (stage 8) and +/-52 (stage 8.1); stage 7 plays 400 (GAMES_BY_STAGE),
+since its match is also chapter 7.1's rating against Sunfish. Each stage's entry keeps the
+command that played it, and the runner's whole summary (depths, blind moves, time losses)
+lies beside its PGN.
 A clock match needs the quiet machine: the run holds the measurement lock of tools/quiet.py
 and refuses a busy machine (`--wait` waits for a quiet one). On a clock it plays one pair
 fewer than the machine has cores at once, chapter 7.1's rule: in a pair one engine thinks

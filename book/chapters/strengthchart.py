@@ -410,12 +410,15 @@ def link_text(data: dict, rows: list[Row], chapters: Path) -> str:
 
 
 def match_text(stage: str, result: dict, scale: str) -> str:
-    """Return "+55.0 +/- 38.0 Elo over 298 games", naming the anchor played if it is not
-    the chart's own."""
-    text = f"{result['elo']['text']} Elo over {result['games']} games"
-    if result["anchor"] != scale:
-        text += f" against {result['anchor']}"
-    return text
+    """Return "+55.0 ± 38.0 Elo over 298 games"; for a point placed through another anchor,
+    "+200.0 ± 67.9 Elo on sunfish's scale, placed from 300 games against stockfish-1800"."""
+    # The sentence's steps and link say "±"; the runner's own text says "+/-".
+    text = result["elo"]["text"].replace("+/-", "±")
+    if result["anchor"] == scale:
+        return f"{text} Elo over {result['games']} games"
+    # The figure is on the chart's scale, not against the anchor that was played.
+    return (f"{text} Elo on {scale}'s scale, placed from {result['games']} games against "
+            f"{result['anchor']}")
 
 
 def strength_chart(data: dict, chapters: Path, span: list[str] | None = None) -> str:
