@@ -104,6 +104,13 @@ def source_digests(folder: Path) -> dict[str, str]:
             for path in sorted((folder / "cb2026").glob("*.py"))}
 
 
+def changed_modules(recorded: dict[str, str], current: dict[str, str]) -> list[str]:
+    """The modules whose digests differ between two source_digests records (one
+    missing from either counts as changed), in name order."""
+    return sorted(name for name in recorded.keys() | current.keys()
+                  if recorded.get(name) != current.get(name))
+
+
 def is_compiled(folder: Path) -> bool:
     """True when `folder` holds a complete compiled build."""
     return (folder / INFO_FILE).exists() and any((folder / PACKAGE).glob("position.*.so"))

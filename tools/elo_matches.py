@@ -43,7 +43,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 
 import quiet  # noqa: E402
-from compile_engine import engine_folder, source_digests  # noqa: E402
+from compile_engine import changed_modules, engine_folder, source_digests  # noqa: E402
 from literate.stages import package_folder  # noqa: E402
 
 # Games end early by the usual adjudication: a side down 10 pawns for 3 moves in a row
@@ -514,12 +514,12 @@ def same_engine_as_before(path: Path, sources: dict[str, str], resume: bool) -> 
     (`path` is working_path's), and refuse to resume it with other code: its games would
     come from two engines, and the data file names one."""
     record = path.parent / f"{path.name}.sources.json"
-    if resume and record.exists() and json.loads(record.read_text()) != sources:
-        changed = sorted(name for name, digest in json.loads(record.read_text()).items()
-                         if sources.get(name) != digest)
+    changed = (changed_modules(json.loads(record.read_text()), sources)
+               if resume and record.exists() else [])
+    if changed:
         print(f"{path.name}: the engine has changed since this match started "
-              f"({', '.join(changed) or 'modules added'}); remove {path.parent}/"
-              f"{path.name}.* to start it again", flush=True)
+              f"({', '.join(changed)}); remove {path.parent}/{path.name}.* to start it "
+              "again", flush=True)
         return False
     record.write_text(json.dumps(sources, indent=1) + "\n")
     return True

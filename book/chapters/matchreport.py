@@ -16,6 +16,8 @@ from pathlib import Path
 from statistics import NormalDist
 from typing import Protocol
 
+from compile_engine import changed_modules  # tools/compile_engine.py
+
 
 def load_match(path: Path, command: str) -> dict:
     """Return a stored match; fail with the command that plays it if the file is missing."""
@@ -406,8 +408,7 @@ def code_note(match: dict, this_code: dict[str, str]) -> str:
     if recorded is None:
         return ("Its data file does not say which code played it: the matches recorded "
                 "their engine's modules only from 2026-12-03 on.")
-    changed = sorted(name for name in recorded.keys() | this_code.keys()
-                     if recorded.get(name) != this_code.get(name))
+    changed = changed_modules(recorded, this_code)
     if not changed:
         return ""
     return (f"Not this page's code: the engine that played it differs from this page's in "
