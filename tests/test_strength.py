@@ -184,8 +184,14 @@ def test_a_match_resumes_only_with_the_engine_it_started_with(
     # A match started afresh takes the new engine's digests.
     assert elo_matches.same_engine_as_before(path, changed, resume=False)
     assert elo_matches.same_engine_as_before(path, changed, resume=True)
+    assert elo_matches.started_with_code(path) == changed
     elo_matches.remove_unfinished(path)
     assert not path.parent.exists()
+    # A journal begun before matches kept digests: resumed, it records no code.
+    path.parent.mkdir()
+    (path.parent / f"{path.name}.journal.jsonl").write_text("{}\n")
+    assert elo_matches.same_engine_as_before(path, first, resume=True)
+    assert elo_matches.started_with_code(path) is None
 
 
 def test_only_takes_a_stage_that_plays(monkeypatch: pytest.MonkeyPatch,

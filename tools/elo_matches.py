@@ -512,17 +512,27 @@ def match_arguments(
 def same_engine_as_before(path: Path, sources: dict[str, str], resume: bool) -> bool:
     """Keep beside a match's journal the digests of the engine's modules it started with
     (`path` is working_path's), and refuse to resume it with other code: its games would
-    come from two engines, and the data file names one."""
+    come from two engines, and the data file names one. A journal begun before matches
+    kept digests gets none, so that its data file records no code (started_with_code)."""
     record = path.parent / f"{path.name}.sources.json"
-    changed = (changed_modules(json.loads(record.read_text()), sources)
-               if resume and record.exists() else [])
-    if changed:
-        print(f"{path.name}: the engine has changed since this match started "
-              f"({', '.join(changed)}); remove {path.parent}/{path.name}.* to start it "
-              "again", flush=True)
-        return False
-    record.write_text(json.dumps(sources, indent=1) + "\n")
+    journal = path.parent / f"{path.name}.journal.jsonl"
+    if resume and record.exists():
+        changed = changed_modules(json.loads(record.read_text()), sources)
+        if changed:
+            print(f"{path.name}: the engine has changed since this match started "
+                  f"({', '.join(changed)}); remove {path.parent}/{path.name}.* to start "
+                  "it again", flush=True)
+            return False
+    elif not (resume and journal.exists()):
+        record.write_text(json.dumps(sources, indent=1) + "\n")
     return True
+
+
+def started_with_code(path: Path) -> dict[str, str] | None:
+    """The digests a match (`path` is working_path's) started with, or None if its
+    journal was begun before matches kept them."""
+    record = path.parent / f"{path.name}.sources.json"
+    return json.loads(record.read_text()) if record.exists() else None
 
 
 def play(stage: str, experiment: Experiment, options: argparse.Namespace) -> int:
@@ -550,7 +560,8 @@ def play(stage: str, experiment: Experiment, options: argparse.Namespace) -> int
     source, destination = working_path(stage, experiment.name), data_path(stage, experiment.name)
     destination.parent.mkdir(parents=True, exist_ok=True)
     summary = json.loads(source.with_suffix(".json").read_text())
-    summary |= {"build": build, "conditions": conditions.record(), "sources": sources,
+    summary |= {"build": build, "conditions": conditions.record(),
+                "sources": started_with_code(source),
                 "command": f"python tools/elo_matches.py {stage} --only {experiment.name}"}
     destination.with_suffix(".json").write_text(json.dumps(summary, indent=1) + "\n")
     shutil.copyfile(source.with_suffix(".pgn"), destination.with_suffix(".pgn"))

@@ -26,9 +26,10 @@ pins), at 5+0.05 for both sides, the clock of chapter 7.1's first match. Sunfish
 version goes into the settings of the data file and into every stage's entry, so a run after
 a Sunfish upgrade starts the chart afresh instead of mixing two anchors. It is a small engine
 that plays whole games over UCI and, like ours, is written in Python. It is behind from the
-first stage that plays: stages 7, 8 and 8.1 scored 76 %, 81 % and 84 % against it (stage 7
-with the match runner from before it read Sunfish's lowerbound/upperbound lines as bounds,
-which let it adjudicate those games on scores; the introduction says what that changes).
+first stage that plays, and further behind at each stage after (the data file has the scores;
+stage 7 was played by the match runner from before it read Sunfish's lowerbound/upperbound
+lines as bounds, which let it adjudicate those games on scores; the introduction says what
+that changes).
 The chart draws a stage from an anchor only while its score there lies between 10 and 90 %
 (INFORMATIVE_SCORES in book/chapters/strengthchart.py), where a score still tells one
 strength from another; so Sunfish stops at 8.1, still inside that range, and a stronger
@@ -49,8 +50,8 @@ each entry records the machine's load.
 
 Every stage plays the same games: colour-reversed pairs from the book's opening suite in the
 runner's fixed order (seed 2026), with elo_matches' adjudication and no SPRT (the question is
-how strong, not whether stronger). At 300 games a stage the 95% intervals against Sunfish
-came out at +/-44 Elo (stage 8) and +/-52 (stage 8.1); stage 7 plays 400 (GAMES_BY_STAGE),
+how strong, not whether stronger); the data file gives each stage's 95% interval. Stage 7
+plays 400 (GAMES_BY_STAGE),
 since its match is also chapter 7.1's rating against Sunfish. Each stage's entry keeps the
 command that played it, and the runner's whole summary (depths, blind moves, time losses)
 lies beside its PGN.
@@ -133,8 +134,9 @@ ANCHORS = {
 # book/data/strength/ANCHOR/by-stage.json.
 PRIMARY_ANCHOR = "sunfish"
 
-# The stages each anchor plays, first and last (None: no limit). Sunfish's stop at 8.1, which
-# scored 84 % against it; Stockfish 1800 starts at stage 7 so that three stages link the two.
+# The stages each anchor plays, first and last (None: no limit). Sunfish's stop at 8.1, the
+# last stage whose score against it the chart still reads (the docstring); Stockfish 1800
+# starts at stage 7 so that three stages link the two.
 ANCHOR_STAGES: dict[str, tuple[str | None, str | None]] = {
     "sunfish": (None, "stage-08.1-tt-buckets"),
     "stockfish-1800": ("stage-07-uci", None),

@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 from statistics import NormalDist
 from typing import Protocol
+
+import chess.pgn
 
 from compile_engine import changed_modules  # tools/compile_engine.py
 
@@ -398,6 +401,24 @@ def clock_against_nodes(nodes_match: dict, clock_match: dict, what: str) -> str:
     return text + (f"The clock {'lowered' if change < 0 else 'raised'} its worth by "
                    f"{abs(change):.0f} ± {margin:.0f} Elo (the matches' errors added): "
                    "resolved.")
+
+
+# A move's comment, as chapter 7.1's runner writes it: "+0.35/6 0.120s hashfull=3".
+REPORTED_DEPTH = re.compile(r"^(?:\?|[-+]\d+\.\d+)/(\d+) ")
+
+
+def depths_by_player(pgn_path: Path) -> dict[str, list[int]]:
+    """Every depth each player reported with a move, from the PGN's move comments."""
+    depths: dict[str, list[int]] = {}
+    with pgn_path.open() as handle:
+        while (game := chess.pgn.read_game(handle)) is not None:
+            for node in game.mainline():
+                found = REPORTED_DEPTH.search(node.comment)
+                if found:
+                    # The side to move after the move is not the side that made it.
+                    mover = game.headers["Black" if node.turn() else "White"]
+                    depths.setdefault(mover, []).append(int(found.group(1)))
+    return depths
 
 
 def code_note(match: dict, this_code: dict[str, str]) -> str:
