@@ -8,6 +8,8 @@ chapter 5's engine has no cb2026.elo.
 
 from __future__ import annotations
 
+import math
+import statistics
 import sys
 from pathlib import Path
 
@@ -305,18 +307,63 @@ def test_clock_against_nodes_says_whether_the_clock_changed_the_worth() -> None:
     clock["engines"] = [engine("with", nodes_per_move=2788, depth={"mean": 3.68}),
                         engine("without", nodes_per_move=4100, depth={"mean": 4.02})]
     text = matchreport.clock_against_nodes(fixed, clock, "the evaluation")
-    assert text.startswith("At fixed nodes the evaluation is worth +166 [+90, +242] Elo, "
-                           "on the clock +38 [+6, +70].")
+    assert text.startswith("At 1,000 nodes a move the evaluation is worth +166 [+90, +242] "
+                           "Elo, on the clock +38 [+6, +70].")
     assert "2,788 nodes a move against 4,100" in text and "3.68 on average against 4.02" in text
-    # 38 - 166 = -128, margin hypot(32, 76) = 82: the clock took some of it, resolved.
-    assert text.endswith("The clock lowered its worth by 128 ± 82 Elo (the matches' errors "
-                         "added): resolved.")
+    # No pairs recorded: 38 - 166 = -128, margin hypot(32, 76) = 82, resolved, with the
+    # other difference between the matches (the size of the searches) said beside it.
+    assert ("With the two matches' errors combined as independent, the clock match rates it "
+            "128 ± 82 Elo lower: resolved. It measures more than the time") in text
     near = with_interval(100, 150, 200)
     assert matchreport.clock_against_nodes(fixed, clock | {"elo": near["elo"]},
                                            "it").endswith("the clock's effect is not resolved.")
     open_ended = with_interval(None, None, 40)
     assert matchreport.clock_against_nodes(fixed, clock | {"elo": open_ended["elo"]},
                                            "it").endswith("without a comparison.")
+    # A clock match whose SPRT ran out of games undecided resolves no difference either.
+    undecided = clock | {"sprt": {"verdict": "continue"}}
+    assert matchreport.clock_against_nodes(fixed, undecided, "it").endswith(
+        "128 ± 82 Elo lower, but the SPRT of the clock match did not decide: not resolved.")
+    # A fixed-node match its SPRT stopped early on H1 has a centre likely too high, which
+    # widens a difference where the clock rates the technique lower...
+    stopped = fixed | {"sprt": {"verdict": "H1 accepted"}, "games_planned": 1000}
+    assert matchreport.clock_against_nodes(stopped, clock, "it").endswith(
+        "the SPRT stopped the fixed-node match early, which likely moved its centre the way "
+        "that widens this difference: likely, not resolved.")
+    # ... but not one where the clock rates it higher.
+    high_clock = clock | {"elo": with_interval(280, 330, 380)["elo"]}
+    assert matchreport.clock_against_nodes(stopped, high_clock, "it").endswith(
+        "what the technique is worth can change with that size.")
+
+
+def with_pairs(points: list[float], openings: list[str] | None = None) -> dict:
+    """A match whose pairs, in schedule order, gave the first engine these points (0-2)."""
+    names = openings or [f"opening-{index}" for index in range(len(points))]
+    return {"pairs": [{"pair": index + 1, "opening": name, "first_engine_points": score}
+                      for index, (score, name) in enumerate(zip(points, names, strict=True))]}
+
+
+def test_paired_difference_lets_the_openings_luck_cancel() -> None:
+    points = [2.0, 1.0, 1.5, 0.5, 1.0, 2.0, 1.0, 1.5]
+    # The same results from the same openings: no difference, and no doubt about it.
+    change, margin, count = matchreport.paired_difference(with_pairs(points),
+                                                          with_pairs(points))
+    assert (change, margin, count) == (pytest.approx(0), pytest.approx(0), 8)
+    # Against an even match (every pair 1-1) only the later match's spread is left: the
+    # delta method by hand, d(Elo)/d(score) = 400 / (ln 10 * s * (1 - s)).
+    scores = [value / 2 for value in points]
+    mean = statistics.fmean(scores)
+    slope = 400 / (math.log(10) * mean * (1 - mean))
+    expected_margin = 1.96 * slope * statistics.stdev(scores) / math.sqrt(len(scores))
+    change, margin, _ = matchreport.paired_difference(with_pairs(points),
+                                                      with_pairs([1.0] * len(points)))
+    assert change == pytest.approx(-400 * math.log10(1 / mean - 1))
+    assert margin == pytest.approx(expected_margin)
+    # Only pairs played from the same opening at the same place count.
+    other = with_pairs(points, [f"other-{index}" for index in range(len(points))])
+    assert matchreport.paired_difference(other, with_pairs(points)) is None
+    # A score of all or nothing has no finite Elo.
+    assert matchreport.paired_difference(with_pairs([2.0] * 4), with_pairs(points)) is None
 
 
 def test_a_match_says_when_other_code_played_it() -> None:

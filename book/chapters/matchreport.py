@@ -380,27 +380,127 @@ def verdict(match: dict) -> str:
             f"{rejected_text(match)}")
 
 
+def stopped_early(match: dict) -> bool:
+    """Return True if the match's SPRT stopped it with a verdict before its cap."""
+    return sprt_decided(match) and match["games_played"] < match["games_planned"]
+
+
+def early_centre(match: dict) -> str:
+    """Which way an early SPRT stop likely moved the match's centre: "high" after H1,
+    "low" after H0. A test that may stop at any pair stops on a run that went its way."""
+    return "high" if match["sprt"]["verdict"] == "H1 accepted" else "low"
+
+
+def early_stop_note(match: dict, what: str) -> str:
+    """Return what an SPRT's stop before the cap does to the numbers of a match (`what`
+    names it: "the clock match"), or "" for a match that was not stopped early."""
+    if not stopped_early(match):
+        return ""
+    sprt, elo = match["sprt"], match["elo"]
+    at = f" after {sprt['pairs_at_verdict']} pairs" if sprt.get("pairs_at_verdict") else ""
+    centre = "" if elo["difference"] is None else f" ({elo['difference']:+.1f} Elo)"
+    settles = ("the sign of the difference, not its size" if early_centre(match) == "high"
+               else f"that the games favour no gain over a gain of {sprt['elo1']:g} Elo, not "
+                    "the size of the difference")
+    return (f"The SPRT stopped {what}{at}, before its cap of {match['games_planned']:,} "
+            "games. A test that may stop at any pair tends to stop on a run that went its "
+            f"way, so the centre of that match's interval{centre} is likely too "
+            f"{early_centre(match)}, and the interval, computed as for a number of games "
+            f"fixed in advance, somewhat too narrow: what the match settles is {settles}.")
+
+
+def score_elo(score: float) -> float:
+    """The Elo difference that gives an expected score `score` (strictly between 0 and 1)."""
+    return -400 * math.log10(1 / score - 1)
+
+
+def paired_difference(later: dict, earlier: dict) -> tuple[float, float, int] | None:
+    """`later`'s Elo minus `earlier`'s on the pairs both matches played from the same
+    opening at the same place in their schedules, with its 95 % margin and the number of
+    such pairs; None if there are fewer than two or a score is all or nothing.
+    Two matches from the same openings share the openings' luck: pairing them removes it
+    from the difference instead of counting it twice, as elo_difference must."""
+    before = {(pair["pair"], pair["opening"]): pair["first_engine_points"]
+              for pair in earlier.get("pairs", [])}
+    # Each pair scores 0 to 2 points for the first engine; its score fraction is half that.
+    common = [(pair["first_engine_points"] / 2, before[key] / 2)
+              for pair in later.get("pairs", [])
+              if (key := (pair["pair"], pair["opening"])) in before]
+    if len(common) < 2:
+        return None
+    count = len(common)
+    now_score = sum(now for now, _ in common) / count
+    then_score = sum(then for _, then in common) / count
+    if not (0 < now_score < 1 and 0 < then_score < 1):
+        return None
+
+    def slope(score: float) -> float:  # d(score_elo)/d(score)
+        return 400 / (math.log(10) * score * (1 - score))
+
+    # The delta method on the two means, with their covariance over the shared openings.
+    deviations = [(a - now_score, b - then_score) for a, b in common]
+    variance_now = sum(a * a for a, _ in deviations) / (count - 1) / count
+    variance_then = sum(b * b for _, b in deviations) / (count - 1) / count
+    covariance = sum(a * b for a, b in deviations) / (count - 1) / count
+    variance = (slope(now_score) ** 2 * variance_now + slope(then_score) ** 2 * variance_then
+                - 2 * slope(now_score) * slope(then_score) * covariance)
+    change = score_elo(now_score) - score_elo(then_score)
+    return change, 1.96 * math.sqrt(max(variance, 0.0)), count
+
+
 def clock_against_nodes(nodes_match: dict, clock_match: dict, what: str) -> str:
     """Set a technique's two self-play matches side by side. At fixed nodes `what` is worth
     what it knows or saves; on the clock it also pays for its time, in nodes. Say what
-    the clock did to each side's search and whether the two worths differ."""
+    the clock did to each side's search, whether the two worths differ, and what else
+    stands between the two matches."""
     with_it, without = clock_match["engines"]
-    text = (f"At fixed nodes {what} is worth {interval_text(nodes_match['elo'])} Elo, on "
-            f"the clock {interval_text(clock_match['elo'])}. On the clock the side with it "
-            f"searched {with_it['nodes_per_move']:,.0f} nodes a move against "
+    budget = nodes_match["limits"]["nodes"]
+    text = (f"At {budget:,} nodes a move {what} is worth {interval_text(nodes_match['elo'])} "
+            f"Elo, on the clock {interval_text(clock_match['elo'])}. On the clock the side "
+            f"with it searched {with_it['nodes_per_move']:,.0f} nodes a move against "
             f"{without['nodes_per_move']:,.0f} and reached depth "
             f"{with_it['depth']['mean']:.2f} on average against "
             f"{without['depth']['mean']:.2f}. ")
-    difference = elo_difference(clock_match, nodes_match)
-    if difference is None:
-        return text + "An open interval leaves the two worths without a comparison."
-    change, margin = difference
+    paired = paired_difference(clock_match, nodes_match)
+    if paired is not None:
+        change, margin, count = paired
+        basis = (f"Compared pair by pair on the {count} openings both matches played (the "
+                 "openings' luck cancels), the clock match")
+    else:
+        difference = elo_difference(clock_match, nodes_match)
+        if difference is None:
+            return text + "An open interval leaves the two worths without a comparison."
+        change, margin = difference
+        basis = "With the two matches' errors combined as independent, the clock match"
     if abs(change) <= margin:
-        return text + (f"The two differ by {change:+.0f} ± {margin:.0f} Elo (the matches' "
-                       "errors added): the clock's effect is not resolved.")
-    return text + (f"The clock {'lowered' if change < 0 else 'raised'} its worth by "
-                   f"{abs(change):.0f} ± {margin:.0f} Elo (the matches' errors added): "
-                   "resolved.")
+        return text + (f"{basis} rates it {change:+.0f} ± {margin:.0f} Elo against the "
+                       "fixed-node one: the clock's effect is not resolved.")
+    moved = (f"{basis} rates it {abs(change):.0f} ± {margin:.0f} Elo "
+             f"{'lower' if change < 0 else 'higher'}")
+    # As in interval_finding: a match planned to stop on its SPRT that ran out of games
+    # undecided settles nothing, and neither does a difference taken from it.
+    undecided = [kind for kind, match in (("fixed-node", nodes_match), ("clock", clock_match))
+                 if match.get("sprt") and not sprt_decided(match)]
+    if undecided:
+        return text + (f"{moved}, but the SPRT of the {' and the '.join(undecided)} "
+                       f"match{'es' if len(undecided) > 1 else ''} did not decide: not "
+                       "resolved.")
+    # An early stop moves its match's centre the way its run went; when that is the way
+    # that widens the difference found, the difference may be the stop's doing.
+    widening = [kind for kind, match, sign in (("fixed-node", nodes_match, -1),
+                                               ("clock", clock_match, 1))
+                if stopped_early(match)
+                and sign * (1 if early_centre(match) == "high" else -1) * change > 0]
+    if widening:
+        return text + (f"{moved}; but the SPRT stopped the {' and the '.join(widening)} "
+                       f"match{'es' if len(widening) > 1 else ''} early, which likely moved "
+                       "its centre the way that widens this difference: likely, not "
+                       "resolved.")
+    # The matches differ in more than the clock: the searches it allowed were of another
+    # size than the fixed budget, and a technique's worth can depend on that size.
+    return text + (f"{moved}: resolved. It measures more than the time, though: the "
+                   "clock's searches were of another size than the fixed budget, and what "
+                   "the technique is worth can change with that size.")
 
 
 # A move's comment, as chapter 7.1's runner writes it: "+0.35/6 0.120s hashfull=3".
@@ -427,8 +527,8 @@ def code_note(match: dict, this_code: dict[str, str]) -> str:
     source_digests); the match records its own since the runner kept them."""
     recorded = match.get("sources")
     if recorded is None:
-        return ("Its data file does not say which code played it: the matches recorded "
-                "their engine's modules only from 2026-12-03 on.")
+        return ("Its data file does not say which code played it: it was begun before the "
+                "match tools kept a digest of the engine's modules beside each match.")
     changed = changed_modules(recorded, this_code)
     if not changed:
         return ""
