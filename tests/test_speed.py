@@ -182,3 +182,9 @@ def test_measure_speed_writes_the_table_the_chapter_reads(tmp_path: Path) -> Non
     assert [row["position"] for row in saves["rows"]] == list(SEARCH_POSITIONS)
     assert saves["totals"]["nodes"] == sum(row["nodes"] for row in saves["rows"]) > 0
     assert data["conditions"]["tool"] == "measure_speed"
+    # The code that ran, this stage's and the one the saves compare with, module by module.
+    from compile_engine import package_folder, source_digests
+    root = measure_speed.ROOT
+    assert data["sources"] == source_digests(package_folder("stage-17-speed", root))
+    assert data["before_sources"] == source_digests(package_folder("stage-16-parallel", root))
+    assert data["sources"] != data["before_sources"]

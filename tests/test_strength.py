@@ -158,17 +158,25 @@ def test_self_play_names_the_second_engine_after_its_options() -> None:
 
 def test_the_tuned_matches_start_past_the_tuning_sets_lines() -> None:
     # tools/elo_matches.py: chapter 13.1's matches play lines of the suite's shuffled order
-    # after those its tuning set came from; every other match starts at the order's head.
+    # after those its tuning set came from; chapter 18's rungs each play a block of their own
+    # from there on; every other match starts at the order's head.
     for stage, experiments in elo_matches.EXPERIMENTS.items():
         for experiment in experiments:
             arguments = elo_matches.match_arguments(stage, experiment, 2, False, "cb2026")
             offset = (int(arguments[arguments.index("--opening-offset") + 1])
                       if "--opening-offset" in arguments else 0)
             assert offset == experiment.opening_offset
-            assert offset == (elo_matches.TUNING_SET_LINES
-                              if stage == "stage-13.1-tuning" else 0), experiment.name
+            if stage == "stage-13.1-tuning":
+                assert offset == elo_matches.TUNING_SET_LINES, experiment.name
+            elif stage != "stage-18-rating":
+                assert offset == 0, experiment.name
             # The suite holds enough lines past the offset for the match's game pairs.
-            assert offset + experiment.games // 2 <= len(book_suite()), experiment.name
+            assert offset + (experiment.games + 1) // 2 <= len(book_suite()), experiment.name
+    # The ladder's blocks: from past the tuning set's lines, consecutive, never overlapping.
+    rungs = elo_matches.EXPERIMENTS["stage-18-rating"]
+    assert rungs[0].opening_offset >= elo_matches.TUNING_SET_LINES
+    for earlier, later in zip(rungs, rungs[1:], strict=False):
+        assert later.opening_offset == earlier.opening_offset + (earlier.games + 1) // 2
 
 
 def test_a_match_resumes_only_with_the_engine_it_started_with(

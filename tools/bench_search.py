@@ -32,6 +32,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 
 import quiet  # noqa: E402
 from bench_common import command_line, start_workers  # noqa: E402
+from compile_engine import package_folder, source_digests  # noqa: E402
 from engine_worker import Worker  # noqa: E402
 from positions import SEARCH_POSITIONS  # noqa: E402
 
@@ -126,6 +127,8 @@ def main() -> int:
         "repeats": options.repeats,
         "reference": REFERENCE,
         "engines": engines,
+        # Which code ran: a chapter compares these digests with its own (matchreport).
+        "sources": source_digests(package_folder(options.stage, ROOT)),
         "conditions": conditions.record(),
         "rows": rows,
         "totals": totals,

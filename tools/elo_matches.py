@@ -177,25 +177,44 @@ PARALLEL_CLOCK = "10+0.1"
 
 # Chapter 18's ladder (issue 12): at least 200 games against each engine no one here wrote.
 # Sunfish at 10+0.1 with the plain Python build, as at stages 12 and 15 (goal: +200 Elo); the
-# rest at 60+0.6, the clock at which Stockfish calibrated its UCI_Elo scale (Stockfish 15.1's
-# README and search.cpp: matches at 60+0.6, anchored to CCRL 40/4), with the compiled build in
-# two processes (Threads 2, chapter 16) and a 64 MB table. Stockfish's levels bracket the
+# rest at 60+0.6, the clock of the games behind Stockfish 15.1's UCI_Elo levels (a 2019 fit,
+# Stockfish PR #2225: 60+0.6, Hash 64 MB, one thread, rated with Ordo, goldfish 1.13 counted
+# as 2000 on CCRL 40/4), with the compiled build in two processes (Threads 2, chapter 16) and
+# a 64 MB table. Stockfish plays with the fit's table and thread. Its levels bracket the
 # goal's 2000 (50 % there); GNU Chess 6.2.7 (Debian's gnuchess, UCI with --uci, its own book
 # off) is a third program, which spends its clock (four trial games at 3+0.03 on this
 # machine) but states no rating of its own: its match places cb2026 beside it, not on a scale.
-# Phalanx (Debian) speaks only xboard, which the runner does not. Played one game at a time.
+# At full strength it may win nearly every game, so a pilot of LADDER_PILOT_GAMES games
+# (--only gnuchess --games N) comes first, and the rung stays only if cb2026 scores between
+# 10 and 90 % there (chapter 18). Phalanx (Debian) speaks only xboard, which the runner does
+# not. Played one game at a time.
 LADDER_CLOCK = "60+0.6"
 LADDER_LEVELS = (1800, 2000, 2200)
 LADDER_GAMES = 200
 LADDER_ENGINE = ("option.Threads=2", "option.Hash=64")
+LADDER_STOCKFISH_HASH = "option.Hash=64"  # the table of the fit's games (PR #2225)
+LADDER_PILOT_GAMES = 20
 GOAL_CLOCK = STRENGTH_CLOCK  # the issue states the Sunfish goal at the strength matches' clock
 GNUCHESS = shutil.which("gnuchess") or "/usr/games/gnuchess"
 
 
 def ladder_level(elo: int) -> Experiment:
-    """Return a rung of the ladder: Stockfish at `elo` against the compiled cb2026 in two
-    processes, at the ladder's clock."""
-    return replace(stockfish_level(elo, clock(LADDER_CLOCK), LADDER_GAMES), both=LADDER_ENGINE)
+    """Return a rung of the ladder: Stockfish at `elo`, one thread and the fit's table,
+    against the compiled cb2026 in two processes, at the ladder's clock."""
+    level = stockfish_level(elo, clock(LADDER_CLOCK), LADDER_GAMES)
+    return replace(level, opponent=(*level.opponent, LADDER_STOCKFISH_HASH),
+                   both=LADDER_ENGINE)
+
+
+def own_openings(experiments: list[Experiment], start: int) -> list[Experiment]:
+    """Return the experiments, each given its own block of the runner's shuffled opening
+    order (one line a pair), the blocks consecutive from line `start`: no two rungs share an
+    opening, so their results are independent, as chapter 18's bootstrap takes them."""
+    placed = []
+    for experiment in experiments:
+        placed.append(replace(experiment, opening_offset=start))
+        start += (experiment.games + 1) // 2  # the runner's pairs: an odd game rounds up
+    return placed
 
 
 # Chapter 15's forward pruning: its five switches, and all of them off as match options.
@@ -382,15 +401,17 @@ EXPERIMENTS: dict[str, list[Experiment]] = {
         Experiment("threads-clock", ("self", "option.Threads=1"), clock(PARALLEL_CLOCK),
                    400, both=("option.Threads=2",)),
     ],
-    "stage-18-rating": [
-        # In the order to play them: the goal's two matches first.
+    # In the order to play them: the goal's two matches first. Each rung has openings of its
+    # own, after the tuning set's lines (chapter 13.1): the engine's weights were fitted on
+    # positions from those openings' games.
+    "stage-18-rating": own_openings([
         sunfish(clock(GOAL_CLOCK), 400, build="interpreted"),
         ladder_level(2000),
         *(ladder_level(elo) for elo in LADDER_LEVELS if elo != 2000),
         Experiment("gnuchess", (f"cmd={GNUCHESS} --uci", "name=gnuchess",
                                 "option.OwnBook=false"),
                    clock(LADDER_CLOCK), LADDER_GAMES, None, both=LADDER_ENGINE),
-    ],
+    ], start=TUNING_SET_LINES),
 }
 
 

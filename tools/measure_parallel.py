@@ -8,8 +8,9 @@ Runs the engine of stage 16 (the compiled build where a C compiler exists, else 
 on the book's positions, and writes book/data/stage-16-parallel/parallel.json:
 
 - `depth`: for each position and number of processes, `go depth D` from an empty table,
-  N times (a parallel search is not repeatable: the processes race): seconds and nodes of
-  the main process, nodes of the helpers;
+  N times (a parallel search is not repeatable: the processes race), one process and two
+  taking turns (`interleaved`): seconds and nodes of the main process, nodes of the
+  helpers;
 - `movetime`: `go movetime MS` on each position: the nodes of every process, per second;
 - `threads_in_one_process`: nodes in 2 s by one thread, and by two threads at once, of
   one process (the GIL);
@@ -41,7 +42,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 
 import quiet  # noqa: E402
-from compile_engine import engine_folder  # noqa: E402
+from compile_engine import engine_folder, source_digests  # noqa: E402
 from literate.stages import package_folder  # noqa: E402
 from positions import SEARCH_POSITIONS  # noqa: E402
 
@@ -62,29 +63,51 @@ def search(session: Any, command: str) -> dict[str, Any]:
             "helper_nodes": helpers, "depth": session.searcher.completed_depth}
 
 
-def searches(threads: int, depth: int, movetime: int, repeats: int) -> dict[str, Any]:
-    """Time to depth and nodes per second with `threads` processes, position by position."""
-    from cb2026.cli import Session, end_parallel_search, execute
+def new_session(threads: int) -> Any:
+    """A UCI session of the engine with `threads` processes, its helpers started."""
+    from cb2026.cli import Session, execute
 
     session = Session(io.StringIO())
     execute(session, "uci")
     execute(session, f"setoption name Threads value {threads}")
-    results: dict[str, Any] = {"depth": {}, "movetime": {}}
+    search(session, "go depth 3")  # the helpers have started and imported the engine
+    return session
+
+
+def from_scratch(session: Any, fen: str, command: str) -> dict[str, Any]:
+    """Run `command` on `fen` with a cleared table and history."""
+    from cb2026.cli import execute
+
+    execute(session, "ucinewgame")
+    execute(session, f"position fen {fen}")
+    return search(session, command)
+
+
+def searches(depth: int, movetime: int, repeats: int) -> dict[str, dict[str, Any]]:
+    """Time to depth and nodes per second with one process and with two, position by
+    position. The two sessions take turns, first one then the other, so that a change in
+    the machine during the run falls on both alike."""
+    from cb2026.cli import end_parallel_search
+
+    sessions = {threads: new_session(threads) for threads in (1, 2)}
+    results: dict[str, dict[str, Any]] = {str(threads): {"depth": {}, "movetime": {}}
+                                          for threads in sessions}
     try:
-        search(session, "go depth 3")  # the helpers have started and imported the engine
         for name, fen in SEARCH_POSITIONS.items():
-            runs = []
-            for _ in range(repeats):
-                execute(session, "ucinewgame")
-                execute(session, f"position fen {fen}")
-                runs.append(search(session, f"go depth {depth}"))
-            results["depth"][name] = runs
-            execute(session, "ucinewgame")
-            execute(session, f"position fen {fen}")
-            results["movetime"][name] = search(session, f"go movetime {movetime}")
-            print(threads, name, json.dumps(runs[-1]), flush=True)
+            runs: dict[int, list[dict[str, Any]]] = {threads: [] for threads in sessions}
+            for repeat in range(repeats):
+                # Alternate which goes first: neither always follows the other's search.
+                for threads in sorted(sessions, reverse=bool(repeat % 2)):
+                    runs[threads].append(from_scratch(sessions[threads], fen,
+                                                      f"go depth {depth}"))
+            for threads, session in sessions.items():
+                results[str(threads)]["depth"][name] = runs[threads]
+                results[str(threads)]["movetime"][name] = from_scratch(
+                    session, fen, f"go movetime {movetime}")
+                print(threads, name, json.dumps(runs[threads][-1]), flush=True)
     finally:
-        end_parallel_search(session)
+        for session in sessions.values():
+            end_parallel_search(session)
     return results
 
 
@@ -186,7 +209,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--depth", type=int, default=8)
     parser.add_argument("--movetime", type=int, default=2000, help="milliseconds")
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=9)
     parser.add_argument("--interpreted", action="store_true", help="not the compiled build")
     parser.add_argument("--output", type=Path, default=OUTPUT, help="the JSON file")
     quiet.add_arguments(parser)
@@ -197,9 +220,8 @@ def main() -> int:
     sys.path.insert(0, str(engine))
     with quiet.measurement(options, "measure_parallel") as conditions:
         data: dict[str, Any] = {
-            "threads": {str(threads): searches(threads, options.depth, options.movetime,
-                                               options.repeats)
-                        for threads in (1, 2)},
+            "threads": searches(options.depth, options.movetime, options.repeats),
+            "interleaved": True,
             "threads_in_one_process": threads_in_one_process(),
             "startup": startup(),
             "table": table_costs(),
@@ -212,6 +234,8 @@ def main() -> int:
     options.output.parent.mkdir(parents=True, exist_ok=True)
     options.output.write_text(json.dumps({
         "command": " ".join(["python", *sys.argv]), "build": build,
+        # Which code ran: a chapter compares these digests with its own (matchreport).
+        "sources": source_digests(package_folder(STAGE, ROOT)),
         "depth": options.depth, "movetime": options.movetime, "repeats": options.repeats,
         "conditions": conditions.record(), **data}, indent=1) + "\n")
     print(f"wrote {options.output}", flush=True)

@@ -46,7 +46,7 @@ import bench_perft  # noqa: E402
 import bench_search  # noqa: E402
 import quiet  # noqa: E402
 from bench_common import COMPILED, INTERPRETED, command_line, start_workers  # noqa: E402
-from compile_engine import package_folder  # noqa: E402
+from compile_engine import package_folder, source_digests  # noqa: E402
 from engine_worker import Worker  # noqa: E402
 from positions import SEARCH_POSITIONS  # noqa: E402
 
@@ -181,6 +181,9 @@ def main(arguments: list[str] | None = None, lock_path: Path = quiet.LOCK_PATH) 
         "perft_cut": options.perft_cut,
         "depth": options.depth,
         "engines": engines,
+        # Which code ran, this stage's and the one before it that the saves compare with.
+        "sources": source_digests(package_folder(STAGE, ROOT)),
+        "before_sources": source_digests(package_folder(BEFORE, ROOT)),
         "conditions": conditions.record(),
         "search": search,
         "perft": perft,

@@ -522,17 +522,18 @@ def depths_by_player(pgn_path: Path) -> dict[str, list[int]]:
 
 
 def code_note(match: dict, this_code: dict[str, str]) -> str:
-    """A sentence for a match that this page's code did not play, or "" if it did.
-    `this_code` is the digest of each module of the page's engine (compile_engine's
-    source_digests); the match records its own since the runner kept them."""
+    """A sentence for a measurement (a match, a bench) that this page's code did not
+    produce, or "" if it did. `this_code` is the digest of each module of the page's engine
+    (compile_engine's source_digests); the data file records its own ("sources") since the
+    book's tools began to keep them."""
     recorded = match.get("sources")
     if recorded is None:
-        return ("Its data file does not say which code played it: it was begun before the "
-                "match tools kept a digest of the engine's modules beside each match.")
+        return ("Its data file does not say which code produced it: it was begun before the "
+                "book's tools kept a digest of the engine's modules beside their results.")
     changed = changed_modules(recorded, this_code)
     if not changed:
         return ""
-    return (f"Not this page's code: the engine that played it differs from this page's in "
+    return (f"Not this page's code: the engine that produced it differs from this page's in "
             f"{', '.join(changed)}.")
 
 
@@ -576,3 +577,28 @@ def check_opponent_match(name: str, match: dict, planned: PlannedMatch) -> None:
     assert match["build"] == planned.build, name
     assert match["limits"]["description"] == f"tc={planned.limits[-1]}", name
     assert match["games_played"] <= planned.games, name
+
+
+def goal_verdict(
+    match: dict, goal: float, min_games: int, goal_text: str | None = None
+) -> str:
+    """Return whether a match meets a goal on its Elo difference, with the reason after a
+    colon: "met" if the whole 95 % interval lies at or above `goal`, "not met" if it lies
+    below, "not resolved" if it includes it, and "not settled" while the match has fewer
+    games than the `min_games` the goal names. `goal_text` names the goal in the reason
+    (by default the goal with its sign, "+150")."""
+    elo = match["elo"]
+    lower = -math.inf if elo["lower"] is None else elo["lower"]
+    upper = math.inf if elo["upper"] is None else elo["upper"]
+    mark = f"{goal:+g}" if goal_text is None else goal_text
+    if lower >= goal:
+        verdict_word, where = "met", f"the whole 95 % interval lies at or above {mark}"
+    elif upper < goal:
+        verdict_word, where = "not met", f"the whole 95 % interval lies below {mark}"
+    else:
+        verdict_word, where = "not resolved", f"the 95 % interval includes {mark}"
+    if match["games_played"] < min_games:
+        # The goal names its number of games: a shorter match settles nothing yet.
+        return (f"not settled: it asks for at least {min_games} games, and after "
+                f"{match['games_played']} {where}")
+    return f"{verdict_word}: {where}"
