@@ -101,7 +101,8 @@ def test_a_capped_match_with_an_undecided_sprt() -> None:
 def test_a_match_stopped_by_the_sprt() -> None:
     stopped = match([0, 0, 5, 10, 25], 400, 30, 90, sprt=sprt("H1 accepted", 39))
     assert games_text(stopped) == (
-        "80 (40), stopped by the SPRT (cap 400) (1 pair in flight finished after the verdict)")
+        "80 (40), stopped by the SPRT (cap 400; 1 pair more, already in flight, finished after "
+        "the verdict)")
     assert sprt_text(stopped).endswith(
         "min_pairs = 30: LLR 3.00 in [-2.94, 2.94], H1 accepted after 39 pairs")
     assert verdict(stopped) == (

@@ -143,16 +143,15 @@ def games_text(match: dict) -> str:
     if match.get("games_resumed"):
         text += f", {match['games_resumed']} of them from an interrupted run (`--resume`)"
     if sprt_decided(match):
-        text += f", stopped by the SPRT (cap {planned})"
         # Pairs already being played when the SPRT decided are finished and counted.
         late = pairs - (match["sprt"].get("pairs_at_verdict") or pairs)
-        if late > 0:
-            text += f" ({pairs_text(late)} in flight finished after the verdict)"
-        return text
+        finished = (f"; {pairs_text(late)} more, already in flight, finished after the "
+                    "verdict" if late > 0 else "")
+        return text + f", stopped by the SPRT (cap {planned:,}{finished})"
     if played >= planned:
-        return text + (f", capped at {planned} before the SPRT decided" if match.get("sprt")
+        return text + (f", capped at {planned:,} before the SPRT decided" if match.get("sprt")
                        else ", as planned")
-    return text + f" of {planned} planned"
+    return text + f" of {planned:,} planned"
 
 
 def sprt_text(match: dict) -> str | None:
