@@ -19,6 +19,7 @@ from typing import Protocol
 
 import chess.pgn
 
+from cb2026.elo import elo_from_score
 from compile_engine import changed_modules  # tools/compile_engine.py
 
 
@@ -408,11 +409,6 @@ def early_stop_note(match: dict, what: str) -> str:
             f"fixed in advance, somewhat too narrow: what the match settles is {settles}.")
 
 
-def score_elo(score: float) -> float:
-    """The Elo difference that gives an expected score `score` (strictly between 0 and 1)."""
-    return -400 * math.log10(1 / score - 1)
-
-
 def paired_difference(later: dict, earlier: dict) -> tuple[float, float, int] | None:
     """`later`'s Elo minus `earlier`'s on the pairs both matches played from the same
     opening at the same place in their schedules, with its 95 % margin and the number of
@@ -433,7 +429,7 @@ def paired_difference(later: dict, earlier: dict) -> tuple[float, float, int] | 
     if not (0 < now_score < 1 and 0 < then_score < 1):
         return None
 
-    def slope(score: float) -> float:  # d(score_elo)/d(score)
+    def slope(score: float) -> float:  # d(elo_from_score)/d(score)
         return 400 / (math.log(10) * score * (1 - score))
 
     # The delta method on the two means, with their covariance over the shared openings.
@@ -443,7 +439,7 @@ def paired_difference(later: dict, earlier: dict) -> tuple[float, float, int] | 
     covariance = sum(a * b for a, b in deviations) / (count - 1) / count
     variance = (slope(now_score) ** 2 * variance_now + slope(then_score) ** 2 * variance_then
                 - 2 * slope(now_score) * slope(then_score) * covariance)
-    change = score_elo(now_score) - score_elo(then_score)
+    change = elo_from_score(now_score) - elo_from_score(then_score)
     return change, 1.96 * math.sqrt(max(variance, 0.0)), count
 
 
