@@ -19,7 +19,6 @@ from typing import Protocol
 
 import chess.pgn
 
-from cb2026.elo import elo_from_score
 from compile_engine import changed_modules  # tools/compile_engine.py
 
 
@@ -428,6 +427,9 @@ def paired_difference(later: dict, earlier: dict) -> tuple[float, float, int] | 
     then_score = sum(then for _, then in common) / count
     if not (0 < now_score < 1 and 0 < then_score < 1):
         return None
+    # Imported here, not at the top: chapters 5 and 6 use this module with an engine
+    # older than chapter 7, which brings cb2026.elo.
+    from cb2026.elo import elo_from_score
 
     def slope(score: float) -> float:  # d(elo_from_score)/d(score)
         return 400 / (math.log(10) * score * (1 - score))

@@ -49,7 +49,7 @@ class AnchorResult:
 # Stockfish 15.1's README ("UCI_Elo ... calibrated at a time control of 60s+0.6s
 # and anchored to CCRL 40/4") and search.cpp (a fit through Ordo ratings of
 # matches at 60+0.6, goldfish 1.13 counted as 2000).
-UCI_ELO_SCALE = "Stockfish 15.1's UCI_Elo (CCRL 40/4, calibrated at 60+0.6)"
+UCI_ELO_SCALE = "Stockfish 15.1's UCI_Elo (its 2019 fit, at 60+0.6)"
 UCI_ELO_CLOCK = "60+0.6"
 
 

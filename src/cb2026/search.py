@@ -240,7 +240,8 @@ class Notes:
 
     see_prunes: int = 0  # captures the quiescence search skipped: SEE says they lose
 
-    delta_prunes: int = 0  # ... skipped: even the piece taken leaves it below alpha
+    # ... skipped: the piece taken and DELTA_MARGIN leave the score below alpha
+    delta_prunes: int = 0
 
     # Nodes that returned their evaluation less a margin instead of searching
     reverse_futility_prunes: int = 0
@@ -1037,9 +1038,9 @@ class Searcher:
 
     def skips_capture(self, position: Position, move: Move, stand_pat: int,
                       alpha: int) -> bool:
-        """Return True if the quiescence search need not try `move`: even the piece
-        it takes cannot raise the score above alpha (delta pruning), or SEE says it
-        loses."""
+        """Return True if the quiescence search need not try `move`: the piece it
+        takes and DELTA_MARGIN together cannot raise the score above alpha (delta
+        pruning, never in a late endgame or for a promotion), or SEE says it loses."""
         board = position.board
         techniques = self.techniques
         if techniques.delta_pruning and not move >> 12 & 7:  # never a promotion
@@ -1258,9 +1259,10 @@ DELTA_MARGIN = 200
 
 
 def capture_gain(victim: int) -> int:
-    """What taking a piece of kind `victim` adds to the evaluation, at most: its
+    """The material that taking a piece of kind `victim` adds to the evaluation: its
     value in the weights in place (the Tuned switch can change them), middlegame or
-    endgame, whichever is larger."""
+    endgame, whichever is larger. Square tables and other terms can add more; that is
+    what DELTA_MARGIN is for."""
     return max(evaluation_module.MIDDLEGAME_PIECE_VALUES[victim],
                evaluation_module.ENDGAME_PIECE_VALUES[victim])
 
