@@ -373,3 +373,41 @@ def test_a_match_says_when_other_code_played_it() -> None:
     changed = matchreport.code_note({"sources": {**code, "search.py": "cccc"}}, code)
     assert "search.py" in changed and "tt.py" not in changed
     assert "does not say" in matchreport.code_note({}, code)
+
+
+def test_code_digests_ignore_comments_docstrings_and_layout() -> None:
+    from compile_engine import code_digest  # tools/, on the path through matchreport
+
+    module = '''"""A module."""
+
+def margin(depth: int) -> int:
+    """The margin."""
+    return 100 * depth  # per ply
+'''
+    reworded = '''"""The same module, described again."""
+
+
+def margin(depth: int) -> int:
+    """A docstring that says more, over
+    two lines."""
+    # A comment of its own line.
+    return 100 * (depth)
+'''
+    assert code_digest(module) == code_digest(reworded)
+    # Any change to what runs is a change: a value, a name, an operator.
+    for changed in ("100 * depth", "120 * depth", "100 + depth"):
+        other = module.replace("return 100 * depth", f"return {changed}")
+        assert (code_digest(other) == code_digest(module)) == (changed == "100 * depth")
+    renamed = module.replace("def margin", "def futility_margin")
+    assert code_digest(renamed) != code_digest(module)
+    # A string that is a value, not a docstring, counts.
+    valued = module.replace("return 100 * depth", 'return len("ab") * depth')
+    assert code_digest(valued) != code_digest(module.replace("100 *", "2 *"))
+
+
+def test_sentence_helpers() -> None:
+    assert [matchreport.joined(items) for items in (["a"], ["a", "b"], ["a", "b", "c"])] \
+        == ["a", "a and b", "a, b and c"]
+    assert matchreport.as_many(5.2) == "about a fifth as many"
+    assert matchreport.as_many(2.4) == "about half as many"
+    assert matchreport.as_many(25) == "4% as many"

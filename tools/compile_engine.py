@@ -20,6 +20,7 @@ inside the functions that use them).
 from __future__ import annotations
 
 import argparse
+import ast
 import fcntl
 import hashlib
 import importlib.metadata
@@ -97,11 +98,32 @@ def fingerprint(package: Path) -> str:
 
 
 def source_digests(folder: Path) -> dict[str, str]:
-    """A short digest of each module of the engine in `folder` (a package_folder), by file
-    name: which code a measurement ran, where its results alone cannot tell (a rewrite for
-    speed that keeps every value, or a match resumed after the engine changed)."""
-    return {path.name: hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+    """A short digest of the code of each module of the engine in `folder` (a
+    package_folder), by file name: which code a measurement ran, where its results alone
+    cannot tell (a rewrite for speed that keeps every value, or a match resumed after the
+    engine changed). Comments, docstrings and layout do not count (code_digest)."""
+    return {path.name: code_digest(path.read_text())
             for path in sorted((folder / "cb2026").glob("*.py"))}
+
+
+def code_digest(source: str) -> str:
+    """A short digest of a module's syntax tree without its docstrings: two sources that
+    differ only in comments, docstrings or layout run the same code and get one digest."""
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        for field in ("body", "orelse", "finalbody"):
+            statements = getattr(node, field, None)
+            if isinstance(statements, list) and statements:
+                # A string standing alone as a statement does nothing when it runs.
+                kept = [statement for statement in statements if not is_bare_string(statement)]
+                setattr(node, field, kept or [ast.Pass()])
+    return hashlib.sha256(ast.dump(tree).encode()).hexdigest()[:16]
+
+
+def is_bare_string(statement: ast.AST) -> bool:
+    """True for a statement that is a string literal and nothing else (a docstring)."""
+    return (isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant)
+            and isinstance(statement.value.value, str))
 
 
 def changed_modules(recorded: dict[str, str], current: dict[str, str]) -> list[str]:

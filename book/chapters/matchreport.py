@@ -134,6 +134,20 @@ def pairs_text(count: int) -> str:
     return f"{count} pair" if count == 1 else f"{count} pairs"
 
 
+def joined(items: list[str]) -> str:
+    """Return `items` as a list in a sentence: "a", "a and b", "a, b and c"."""
+    return " and ".join([", ".join(items[:-1]), items[-1]] if len(items) > 1 else items)
+
+
+def as_many(ratio: float) -> str:
+    """Return a count that is 1 / ratio of another in words: "about a fifth as many"."""
+    fractions = {2: "half", 3: "a third", 4: "a quarter", 5: "a fifth", 6: "a sixth",
+                 7: "a seventh", 8: "an eighth", 9: "a ninth", 10: "a tenth"}
+    whole = round(ratio)
+    return (f"about {fractions[whole]} as many" if whole in fractions
+            else f"{1 / ratio:.0%} as many")
+
+
 def games_text(match: dict) -> str:
     """Return the games and pairs played, and what ended the match: the SPRT or the cap."""
     played, planned = match["games_played"], match["games_planned"]

@@ -89,6 +89,12 @@ def sources(data: dict) -> list[dict]:
     return [data, *data.get("linked", [])]
 
 
+def unplayed_stages(data: dict, stages: list[str]) -> list[str]:
+    """The stages of `stages` that can play a game but have no result in `data` yet."""
+    known = {entry["stage"] for source in sources(data) for entry in source["stages"]}
+    return [stage for stage in stages if stage not in known | set(data["not_playing"])]
+
+
 def anchor_of(source: dict) -> str:
     """The name of the anchor a data file measured against."""
     return source["settings"]["anchor"]
