@@ -290,7 +290,23 @@ def test_an_exported_cell_without_a_caption_fails_the_build() -> None:
     page = chapter_page("stage-08-tt", {"export": "tt"})
     extension.label_exported_cells(FakeSphinx({("stage-08-tt", 3): report}), page)
     assert page[0].astext() == (
-        "In src/cb2026/tt.py, removing x from chapter 2, renaming old from chapter 2 as new"
+        "In src/cb2026/tt.py, removing x from chapter 2, renaming old as new from chapter 2"
+        " (changed lines highlighted):"
+    )
+    # Several names: grouped by the chapter they come from, "from above" for this one's.
+    report = CellReport(
+        "stage-08-tt",
+        3,
+        "src/cb2026/tt.py",
+        None,
+        [Change("a", "stage-08-tt"), Change("b", "stage-02-moves"), Change("c", "stage-08-tt"),
+         Change("d", "stage-02-moves"), Change("e", "stage-02-moves")],
+        [1],
+    )
+    page = chapter_page("stage-08-tt", {"export": "tt"})
+    extension.label_exported_cells(FakeSphinx({("stage-08-tt", 3): report}), page)
+    assert page[0].astext() == (
+        "In src/cb2026/tt.py, replacing a and c from above, and b, d and e from chapter 2"
         " (changed lines highlighted):"
     )
     lost = CellReport("stage-08-tt", 5, "src/cb2026/tt.py", None, [], [])

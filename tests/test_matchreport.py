@@ -308,8 +308,8 @@ def test_clock_against_nodes_says_whether_the_clock_changed_the_worth() -> None:
     clock["engines"] = [engine("with", nodes_per_move=2788, depth={"mean": 3.68}),
                         engine("without", nodes_per_move=4100, depth={"mean": 4.02})]
     text = matchreport.clock_against_nodes(fixed, clock, "the evaluation")
-    assert text.startswith("At 1,000 nodes a move the evaluation is worth +166 [+90, +242] "
-                           "Elo, on the clock +38 [+6, +70].")
+    assert text.startswith("At 1,000 nodes a move the side with the evaluation scored +166 "
+                           "[+90, +242] Elo, on the clock +38 [+6, +70].")
     assert "2,788 nodes a move against 4,100" in text and "3.68 on average against 4.02" in text
     # No pairs recorded: 38 - 166 = -128, margin hypot(32, 76) = 82, resolved, with the
     # other difference between the matches (the size of the searches) said beside it.
@@ -324,13 +324,19 @@ def test_clock_against_nodes_says_whether_the_clock_changed_the_worth() -> None:
     # A clock match whose SPRT ran out of games undecided resolves no difference either.
     undecided = clock | {"sprt": {"verdict": "continue"}}
     assert matchreport.clock_against_nodes(fixed, undecided, "it").endswith(
-        "128 ± 82 Elo lower, but the SPRT of the clock match did not decide: not resolved.")
+        "128 ± 82 Elo lower; but the SPRT of the clock match did not decide. The difference "
+        "is not resolved.")
     # A fixed-node match its SPRT stopped early on H1 has a centre likely too high, which
     # widens a difference where the clock rates the technique lower...
     stopped = fixed | {"sprt": {"verdict": "H1 accepted"}, "games_planned": 1000}
     assert matchreport.clock_against_nodes(stopped, clock, "it").endswith(
         "the SPRT stopped the fixed-node match early, which likely moved its centre the way "
-        "that widens this difference: likely, not resolved.")
+        "that widens this difference. The difference is likely but not resolved.")
+    # Both at once: each reason is given, and the undecided SPRT decides the verdict.
+    both = matchreport.clock_against_nodes(stopped, undecided, "it")
+    assert both.endswith("the SPRT of the clock match did not decide, and the SPRT stopped "
+                         "the fixed-node match early, which likely moved its centre the way "
+                         "that widens this difference. The difference is not resolved.")
     # ... but not one where the clock rates it higher.
     high_clock = clock | {"elo": with_interval(280, 330, 380)["elo"]}
     assert matchreport.clock_against_nodes(stopped, high_clock, "it").endswith(
@@ -342,6 +348,23 @@ def with_pairs(points: list[float], openings: list[str] | None = None) -> dict:
     names = openings or [f"opening-{index}" for index in range(len(points))]
     return {"pairs": [{"pair": index + 1, "opening": name, "first_engine_points": score}
                       for index, (score, name) in enumerate(zip(points, names, strict=True))]}
+
+
+def test_clock_against_nodes_compares_the_shared_pairs_and_says_how_the_centres_differ() -> None:
+    # Ten openings each; the clock match lost two pairs the fixed-node match drew. Its own
+    # centre is taken from a longer run (made up here), so the two centres differ by more
+    # than the pairs both played say, and the sentence gives both figures.
+    fixed = with_interval(-20, 10, 40) | with_pairs([1.0] * 8 + [1.5, 0.5])
+    clock = with_interval(-90, -60, -30) | with_pairs([1.0] * 6 + [0.0, 0.5, 1.5, 0.5])
+    clock["engines"] = [engine("with", nodes_per_move=900, depth={"mean": 3.0}),
+                        engine("without", nodes_per_move=1000, depth={"mean": 3.1})]
+    change, margin, count = matchreport.paired_difference(clock, fixed)
+    assert (round(change), round(margin), count) == (-53, 74, 10)
+    text = matchreport.clock_against_nodes(fixed, clock, "it")
+    assert text.endswith("Compared pair by pair on the 10 openings both matches played (the "
+                         "openings' luck cancels), the clock match rates it -53 ± 74 Elo "
+                         "against the fixed-node one (over all their games the two centres "
+                         "differ by 70): the clock's effect is not resolved.")
 
 
 def test_paired_difference_lets_the_openings_luck_cancel() -> None:

@@ -23,6 +23,8 @@ import cb2026
 from cb2026.rating import (
     AnchorResult,
     anchor_from_match,
+    chi_squared_tail,
+    level_fits,
     maximum_likelihood_rating,
     rating_estimate,
 )
@@ -122,6 +124,57 @@ def test_the_bootstrap_interval_covers_the_true_rating_about_as_often_as_it_clai
     # (400 runs of this simulation covered 93.5 %); even at a true 93 %, 100 runs cover
     # fewer than 86 times with chance about 0.5 %. An interval that never misses is too wide.
     assert 86 <= covered < 100, covered
+
+
+# Published 95 % and 99 % points of the chi-squared distribution (any statistics table,
+# e.g. NIST/SEMATECH e-Handbook, section 1.3.6.7.4), for 1 to 6 degrees of freedom.
+CHI_SQUARED_POINTS = {1: (3.841, 6.635), 2: (5.991, 9.210), 3: (7.815, 11.345),
+                      4: (9.488, 13.277), 5: (11.070, 15.086), 6: (12.592, 16.812)}
+
+
+@pytest.mark.parametrize("freedom", sorted(CHI_SQUARED_POINTS))
+def test_the_chi_squared_tail_matches_the_published_table(freedom: int) -> None:
+    at_95, at_99 = CHI_SQUARED_POINTS[freedom]
+    assert chi_squared_tail(at_95, freedom) == pytest.approx(0.05, abs=2e-4)
+    assert chi_squared_tail(at_99, freedom) == pytest.approx(0.01, abs=1e-4)
+    assert chi_squared_tail(0.0, freedom) == 1.0
+    with pytest.raises(ValueError, match="at least 1"):
+        chi_squared_tail(1.0, 0)
+
+
+def fit_tail(anchors: list[AnchorResult]) -> float:
+    """The chance, if one rating held, of gaps as large as these anchors' or larger."""
+    fits = level_fits(maximum_likelihood_rating(anchors), anchors)
+    return chi_squared_tail(sum(fit.gap ** 2 for fit in fits), len(anchors) - 1)
+
+
+@pytest.mark.slow
+def test_the_fit_check_rejects_one_rating_as_often_as_it_should() -> None:
+    # Three levels 150 apart, 67 pairs each (the book's Stockfish matches). Played by one
+    # engine of one strength, the check may reject at 5 % only about 5 % of the time...
+    generator = random.Random(2026)
+    levels, runs = (1500.0, 1650.0, 1800.0), 300
+    rejected = sum(fit_tail([simulated_anchor(generator, 1650.0, level, 67, 0.1)
+                             for level in levels]) < 0.05 for _ in range(runs))
+    # (2,000 runs of this simulation rejected 5.6 %; a true 5 % rejects more than 30 of 300,
+    # or fewer than 3, with chance below 0.02 %)
+    assert 3 <= rejected <= 30, rejected
+    # ... and an engine 150 stronger against the highest level than the scale says (a step
+    # it meets as a step of nothing) is caught most of the time.
+    caught = sum(fit_tail([simulated_anchor(generator, 1650.0 + 150 * (level == 1800.0),
+                                            level, 67, 0.1)
+                           for level in levels]) < 0.05 for _ in range(100))
+    assert caught >= 50, caught
+
+
+def test_a_level_whose_pairs_all_scored_alike_has_no_gap() -> None:
+    fits = level_fits(1800.0, [AnchorResult("tie", 1800.0, (0, 0, 30, 0, 0)),
+                               AnchorResult("a", 1700.0, (5, 10, 20, 10, 5))])
+    assert math.isnan(fits[0].gap) and fits[0].expected == pytest.approx(0.5)
+    # 0.5 scored where 1800 against 1700 expects 0.64: a negative gap, in standard errors
+    # of the pairs (variance of the pair scores over 50 pairs).
+    variance = (5 * 0.25 + 10 * 0.0625 + 0 + 10 * 0.0625 + 5 * 0.25) / 50
+    assert fits[1].gap == pytest.approx((0.5 - logistic(100)) / math.sqrt(variance / 50))
 
 
 def test_the_bootstrap_resamples_pairs_not_games() -> None:

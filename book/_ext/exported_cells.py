@@ -34,22 +34,32 @@ def stage_label(stage_id: str) -> str:
     return "chapter " + ".".join(map(str, stage_number(stage_id)))
 
 
-def name_list(paragraph: nodes.paragraph, verb: str, changes: list[Change]) -> None:
-    """Appends ", removing `a` from chapter 2, `b`" and the like to a caption."""
+def name_list(paragraph: nodes.paragraph, verb: str, changes: list[Change],
+              chapter: str) -> None:
+    """Appends ", removing `a` and `b` from chapter 2" and the like to a caption: the names
+    grouped by the chapter they come from, in the order met; "from above" for names this
+    `chapter` itself defined in an earlier cell."""
     if not changes:
         return
+    groups: dict[str | None, list[Change]] = {}
+    for change in changes:
+        groups.setdefault(change.replaced_chapter, []).append(change)
     paragraph += nodes.Text(f", {verb} ")
-    for number, change in enumerate(changes):
-        if number:
-            paragraph += nodes.Text(", ")
-        if change.is_import:
-            paragraph += nodes.Text("the import of ")
-        paragraph += nodes.literal(text=change.renamed_from or change.name)
-        if change.replaced_chapter:
-            paragraph += nodes.Text(f" from {stage_label(change.replaced_chapter)}")
-        if change.renamed_from:
-            paragraph += nodes.Text(" as ")
-            paragraph += nodes.literal(text=change.name)
+    for group_number, (source, group) in enumerate(groups.items()):
+        if group_number:
+            paragraph += nodes.Text(", and ")
+        for number, change in enumerate(group):
+            if number:
+                paragraph += nodes.Text(" and " if number == len(group) - 1 else ", ")
+            if change.is_import:
+                paragraph += nodes.Text("the import of ")
+            paragraph += nodes.literal(text=change.renamed_from or change.name)
+            if change.renamed_from:
+                paragraph += nodes.Text(" as ")
+                paragraph += nodes.literal(text=change.name)
+        if source:
+            paragraph += nodes.Text(" from above" if source == chapter
+                                    else f" from {stage_label(source)}")
 
 
 def caption(report: CellReport) -> nodes.paragraph:
@@ -60,14 +70,16 @@ def caption(report: CellReport) -> nodes.paragraph:
     if report.class_name:
         paragraph += nodes.Text(", inside class ")
         paragraph += nodes.literal(text=report.class_name)
-    name_list(paragraph, "removing", [change for change in report.changes if change.removed])
-    name_list(paragraph, "renaming", [change for change in report.changes if change.renamed_from])
+    name_list(paragraph, "removing", [change for change in report.changes if change.removed],
+              report.chapter)
+    name_list(paragraph, "renaming",
+              [change for change in report.changes if change.renamed_from], report.chapter)
     replaced = [
         change
         for change in report.changes
         if change.replaced_chapter and not change.removed and not change.renamed_from
     ]
-    name_list(paragraph, "replacing", replaced)
+    name_list(paragraph, "replacing", replaced, report.chapter)
     if replaced or any(change.renamed_from for change in report.changes):
         paragraph += nodes.Text(
             " (changed lines highlighted)" if report.changed_lines else " (unchanged)"

@@ -466,8 +466,9 @@ def clock_against_nodes(nodes_match: dict, clock_match: dict, what: str) -> str:
     stands between the two matches."""
     with_it, without = clock_match["engines"]
     budget = nodes_match["limits"]["nodes"]
-    text = (f"At {budget:,} nodes a move {what} is worth {interval_text(nodes_match['elo'])} "
-            f"Elo, on the clock {interval_text(clock_match['elo'])}. On the clock the side "
+    text = (f"At {budget:,} nodes a move the side with {what} scored "
+            f"{interval_text(nodes_match['elo'])} Elo, on the clock "
+            f"{interval_text(clock_match['elo'])}. On the clock the side "
             f"with it searched {with_it['nodes_per_move']:,.0f} nodes a move against "
             f"{without['nodes_per_move']:,.0f} and reached depth "
             f"{with_it['depth']['mean']:.2f} on average against "
@@ -477,36 +478,46 @@ def clock_against_nodes(nodes_match: dict, clock_match: dict, what: str) -> str:
         change, margin, count = paired
         basis = (f"Compared pair by pair on the {count} openings both matches played (the "
                  "openings' luck cancels), the clock match")
+        centres = [match["elo"]["difference"] for match in (clock_match, nodes_match)]
+        # The pairs both played are not all the pairs of either: say so where it shows.
+        whole = (f" (over all their games the two centres differ by "
+                 f"{abs(centres[0] - centres[1]):.0f})"
+                 if None not in centres and round(centres[0] - centres[1]) != round(change)
+                 else "")
     else:
         difference = elo_difference(clock_match, nodes_match)
         if difference is None:
             return text + "An open interval leaves the two worths without a comparison."
         change, margin = difference
         basis = "With the two matches' errors combined as independent, the clock match"
+        whole = ""
     if abs(change) <= margin:
         return text + (f"{basis} rates it {change:+.0f} ± {margin:.0f} Elo against the "
-                       "fixed-node one: the clock's effect is not resolved.")
+                       f"fixed-node one{whole}: the clock's effect is not resolved.")
     moved = (f"{basis} rates it {abs(change):.0f} ± {margin:.0f} Elo "
-             f"{'lower' if change < 0 else 'higher'}")
+             f"{'lower' if change < 0 else 'higher'}{whole}")
     # As in interval_finding: a match planned to stop on its SPRT that ran out of games
     # undecided settles nothing, and neither does a difference taken from it.
     undecided = [kind for kind, match in (("fixed-node", nodes_match), ("clock", clock_match))
                  if match.get("sprt") and not sprt_decided(match)]
-    if undecided:
-        return text + (f"{moved}, but the SPRT of the {' and the '.join(undecided)} "
-                       f"match{'es' if len(undecided) > 1 else ''} did not decide: not "
-                       "resolved.")
     # An early stop moves its match's centre the way its run went; when that is the way
     # that widens the difference found, the difference may be the stop's doing.
     widening = [kind for kind, match, sign in (("fixed-node", nodes_match, -1),
                                                ("clock", clock_match, 1))
                 if stopped_early(match)
                 and sign * (1 if early_centre(match) == "high" else -1) * change > 0]
+    reasons = []
+    if undecided:
+        reasons.append(f"the SPRT of the {' and the '.join(undecided)} "
+                       f"match{'es' if len(undecided) > 1 else ''} did not decide")
     if widening:
-        return text + (f"{moved}; but the SPRT stopped the {' and the '.join(widening)} "
+        reasons.append(f"the SPRT stopped the {' and the '.join(widening)} "
                        f"match{'es' if len(widening) > 1 else ''} early, which likely moved "
-                       "its centre the way that widens this difference: likely, not "
-                       "resolved.")
+                       "its centre the way that widens this difference")
+    if reasons:
+        finding = "not resolved" if undecided else "likely but not resolved"
+        return text + (f"{moved}; but {', and '.join(reasons)}. The difference is "
+                       f"{finding}.")
     # The matches differ in more than the clock: the searches it allowed were of another
     # size than the fixed budget, and a technique's worth can depend on that size.
     return text + (f"{moved}: resolved. It measures more than the time, though: the "

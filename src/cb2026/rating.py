@@ -14,12 +14,14 @@ import math
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from statistics import NormalDist
 from typing import Any
 
 from cb2026.elo import (
     DEFAULT_CONFIDENCE,
     PAIR_POINTS,
     pair_count,
+    pair_scores,
     pentanomial_counts,
     score_from_elo,
 )
@@ -49,8 +51,8 @@ class AnchorResult:
 # Stockfish 15.1's README ("UCI_Elo ... calibrated at a time control of 60s+0.6s
 # and anchored to CCRL 40/4") and search.cpp (a fit through Ordo ratings of
 # matches at 60+0.6, goldfish 1.13 counted as 2000).
-UCI_ELO_SCALE = "Stockfish 15.1's UCI_Elo (its 2019 fit, at 60+0.6)"
 UCI_ELO_CLOCK = "60+0.6"
+UCI_ELO_SCALE = f"Stockfish 15.1's UCI_Elo levels (a 2019 fit, at {UCI_ELO_CLOCK})"
 
 
 def expected_points(rating: float, anchors: Sequence[AnchorResult]) -> float:
@@ -152,3 +154,60 @@ def anchor_from_match(match: Mapping[str, Any]) -> AnchorResult | None:
         return None
     return AnchorResult(opponent["name"], float(options["UCI_Elo"]),
                         tuple(match["pentanomial"]))
+
+
+@dataclass(frozen=True)
+class LevelFit:
+    """How the games against one anchor agree with a rating: the score per game
+    there, the score the rating expects, and the standard error of the score, from
+    the anchor's pairs."""
+
+    name: str
+    score: float
+    expected: float
+    standard_error: float
+
+    @property
+    def gap(self) -> float:
+        """Return the score minus the expected score, in standard errors; NaN if
+        every pair scored alike, which leaves no spread to count it in."""
+        if not self.standard_error > 0:
+            return math.nan
+        return (self.score - self.expected) / self.standard_error
+
+
+def level_fits(rating: float, anchors: Sequence[AnchorResult]) -> list[LevelFit]:
+    """Return how the games against each anchor agree with `rating`."""
+    fits = []
+    for anchor in anchors:
+        pairs, mean, variance = pair_scores(anchor.counts)
+        error = math.sqrt(variance / pairs) if pairs else math.nan
+        fits.append(LevelFit(anchor.name, mean,
+                             score_from_elo(rating - anchor.rating), error))
+    return fits
+
+
+def chi_squared_tail(statistic: float, freedom: int) -> float:
+    """Return the chance that a chi-squared variable with `freedom` (a whole number,
+    at least 1) degrees of freedom is at least `statistic`."""
+    if freedom < 1:
+        raise ValueError(f"degrees of freedom are at least 1, not {freedom}")
+    if statistic <= 0:
+        return 1.0
+    half = statistic / 2
+    if freedom % 2 == 0:
+        # Even degrees: exp(-x/2) times the first freedom/2 terms of exp(x/2)'s series.
+        term = total = math.exp(-half)
+        for index in range(1, freedom // 2):
+            term *= half / index
+            total += term
+        return total
+    # Odd degrees: the two tails of a standard normal beyond sqrt(x), for one degree,
+    # and a term for each further pair of degrees.
+    root = math.sqrt(statistic)
+    total = 2 * (1 - NormalDist().cdf(root))
+    term = root
+    for index in range(1, (freedom + 1) // 2):
+        total += 2 * NormalDist().pdf(root) * term
+        term *= statistic / (2 * index + 1)
+    return total
