@@ -75,11 +75,19 @@ def packed_of(key: int) -> int:
 
 class UnguardedTable(SharedTable):
     """The shared table without its guard: each slot holds its key as it is, as the
-    plain table of chapter 8 stores it. The negative control of the stress test."""
+    plain table of chapter 8.1 stores it. The negative control of the stress test."""
 
-    probe = TranspositionTable.probe
     slot_to_store = TranspositionTable.slot_to_store
     store = TranspositionTable.store
+
+    def probe(self, key: int) -> Entry | None:
+        """The shared table's probe, the data read once, with the key compared plainly:
+        the one difference from SharedTable.probe is the missing XOR."""
+        for slot in self.slots_for(key):
+            packed = self.data[slot]
+            if packed and self.keys[slot] == key:
+                return unpack(key, packed)
+        return None
 
 
 def write_entries(name: str, seed: int, seconds: float, unguarded: bool = False) -> None:
@@ -126,7 +134,7 @@ def race(unguarded: bool) -> dict[str, int]:
             writer.start()
         generator = random.Random(3)
         known = set(STRESS_KEYS)
-        counts = dict.fromkeys(("probes", "hits", "wrong", "torn_slots", "wrong_after"), 0)
+        counts = dict.fromkeys(("probes", "hits", "wrong", "wrong_after"), 0)
         holders: dict[int, set[int]] = {}  # the keys seen in each sampled slot
         while any(writer.is_alive() for writer in writers):
             for _ in range(200):
@@ -140,8 +148,6 @@ def race(unguarded: bool) -> dict[str, int]:
             packed = table.data[slot]
             holder = table.keys[slot] if unguarded else table.keys[slot] ^ packed
             holders.setdefault(slot, set()).add(holder)
-            # A slot caught between its two writes, or written half by each writer.
-            counts["torn_slots"] += bool(packed) and holder not in known
         for writer in writers:
             writer.join()
             assert writer.exitcode == 0
@@ -174,7 +180,9 @@ def test_without_the_xor_the_same_race_corrupts_entries() -> None:
     counts = race(unguarded=True)
     print(counts)
     assert counts["changed"] > 100, counts
-    assert counts["wrong"] + counts["wrong_after"] > 0, counts
+    # Not one corruption, but many: two quiet runs found 30 and 33 wrong entries, so that
+    # the guarded table's none in the same race is no luck of a rare event.
+    assert counts["wrong"] + counts["wrong_after"] >= 5, counts
 
 
 def test_a_half_written_entry_is_refused() -> None:
@@ -234,10 +242,13 @@ def test_stop_in_a_session_answers_within_100_ms_with_the_helpers_stopped() -> N
             execute(session, "go infinite")
             time.sleep(1.0)
             assert session.pool.searching
+            session.pool.nodes = 0  # a count above 0 after stop is this search's answer
             started = time.monotonic()
             execute(session, "stop")
             timings.append(time.monotonic() - started)
-            assert output.getvalue().splitlines()[-1].startswith("bestmove")
+            lines = output.getvalue().splitlines()
+            assert lines[-1].startswith("bestmove")
+            assert sum(line.startswith("bestmove") for line in lines) == len(timings)
             assert not session.pool.searching and session.pool.nodes > 0
         assert max(timings) < 0.100, [f"{seconds * 1000:.0f} ms" for seconds in timings]
 

@@ -24,6 +24,7 @@ from cb2026.rating import (
     AnchorResult,
     anchor_from_match,
     chi_squared_tail,
+    level_agreement,
     level_fits,
     maximum_likelihood_rating,
     rating_estimate,
@@ -142,29 +143,43 @@ def test_the_chi_squared_tail_matches_the_published_table(freedom: int) -> None:
         chi_squared_tail(1.0, 0)
 
 
-def fit_tail(anchors: list[AnchorResult]) -> float:
-    """The chance, if one rating held, of gaps as large as these anchors' or larger."""
-    fits = level_fits(maximum_likelihood_rating(anchors), anchors)
-    return chi_squared_tail(sum(fit.gap ** 2 for fit in fits), len(anchors) - 1)
+def fit_check(anchors: list[AnchorResult]) -> tuple[float, float]:
+    """The check of one rating against these anchors, at the rating fitted to them: the
+    sum of squared gaps, and the chance of a sum at least as large if one rating held."""
+    agreement = level_agreement(maximum_likelihood_rating(anchors), anchors)
+    assert agreement.freedom == len(anchors) - 1  # the fit took one degree
+    return agreement.statistic, agreement.tail
 
 
 @pytest.mark.slow
 def test_the_fit_check_rejects_one_rating_as_often_as_it_should() -> None:
     # Three levels 150 apart, 67 pairs each (the book's Stockfish matches). Played by one
-    # engine of one strength, the check may reject at 5 % only about 5 % of the time...
+    # engine of one strength, the sum of squared gaps should follow a chi-squared
+    # distribution on 2 degrees of freedom (mean 2), and the check may reject at 5 % only
+    # about 5 % of the time...
     generator = random.Random(2026)
     levels, runs = (1500.0, 1650.0, 1800.0), 300
-    rejected = sum(fit_tail([simulated_anchor(generator, 1650.0, level, 67, 0.1)
-                             for level in levels]) < 0.05 for _ in range(runs))
+    checks = [fit_check([simulated_anchor(generator, 1650.0, level, 67, 0.1)
+                         for level in levels]) for _ in range(runs)]
+    # (the mean of 300 draws of a chi-squared on 2 degrees has a standard error of 0.12;
+    # on 3 degrees, the count a check that forgot the fitted rating would use, it is 3)
+    mean = sum(statistic for statistic, _ in checks) / runs
+    assert abs(mean - 2) < 0.4, mean
+    rejected = sum(tail < 0.05 for _, tail in checks)
     # (2,000 runs of this simulation rejected 5.6 %; a true 5 % rejects more than 30 of 300,
     # or fewer than 3, with chance below 0.02 %)
     assert 3 <= rejected <= 30, rejected
     # ... and an engine 150 stronger against the highest level than the scale says (a step
-    # it meets as a step of nothing) is caught most of the time.
-    caught = sum(fit_tail([simulated_anchor(generator, 1650.0 + 150 * (level == 1800.0),
-                                            level, 67, 0.1)
-                           for level in levels]) < 0.05 for _ in range(100))
-    assert caught >= 50, caught
+    # it meets as a step of nothing) is caught most of the time: at least 80 times in 100.
+    caught = sum(fit_check([simulated_anchor(generator, 1650.0 + 150 * (level == 1800.0),
+                                             level, 67, 0.1)
+                            for level in levels])[1] < 0.05 for _ in range(100))
+    assert caught >= 80, caught
+
+
+def test_the_fit_check_needs_two_anchors() -> None:
+    with pytest.raises(ValueError, match="at least two anchors"):
+        level_agreement(1800.0, [AnchorResult("a", 1800.0, (5, 10, 20, 10, 5))])
 
 
 def test_a_level_whose_pairs_all_scored_alike_has_no_gap() -> None:

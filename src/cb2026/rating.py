@@ -196,18 +196,39 @@ def chi_squared_tail(statistic: float, freedom: int) -> float:
         return 1.0
     half = statistic / 2
     if freedom % 2 == 0:
-        # Even degrees: exp(-x/2) times the first freedom/2 terms of exp(x/2)'s series.
-        term = total = math.exp(-half)
+        term = total = math.exp(-half)  # the Poisson sum's first term, j = 0
         for index in range(1, freedom // 2):
             term *= half / index
             total += term
         return total
-    # Odd degrees: the two tails of a standard normal beyond sqrt(x), for one degree,
-    # and a term for each further pair of degrees.
     root = math.sqrt(statistic)
     total = 2 * (1 - NormalDist().cdf(root))
-    term = root
+    term = root  # x to the power j - 1/2, over 1 * 3 * ... * (2j - 1), for j = 1
     for index in range(1, (freedom + 1) // 2):
         total += 2 * NormalDist().pdf(root) * term
         term *= statistic / (2 * index + 1)
     return total
+
+
+@dataclass(frozen=True)
+class LevelAgreement:
+    """The check of one rating against several anchors: each anchor's fit, the sum of
+    the squared gaps (NaN if a gap is), its degrees of freedom, and the chance of a sum
+    at least as large if the rating held at every anchor."""
+
+    fits: tuple[LevelFit, ...]
+    statistic: float
+    freedom: int
+    tail: float
+
+
+def level_agreement(rating: float, anchors: Sequence[AnchorResult]) -> LevelAgreement:
+    """Return how well `rating`, fitted to these anchors' games, explains each of them:
+    a degree of freedom per anchor, less the one the fit took."""
+    if len(anchors) < 2:
+        raise ValueError(f"the check needs at least two anchors, not {len(anchors)}")
+    fits = tuple(level_fits(rating, anchors))
+    statistic = sum(fit.gap ** 2 for fit in fits)
+    freedom = len(anchors) - 1
+    tail = chi_squared_tail(statistic, freedom)
+    return LevelAgreement(fits, statistic, freedom, tail)
