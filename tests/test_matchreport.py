@@ -434,3 +434,14 @@ def test_sentence_helpers() -> None:
     assert matchreport.as_many(5.2) == "about a fifth as many"
     assert matchreport.as_many(2.4) == "about half as many"
     assert matchreport.as_many(25) == "4% as many"
+
+
+def test_stockfish_skill_levels_follow_the_2019_formula() -> None:
+    # Stockfish 15.1's search.cpp: level = ((UCI_Elo - 1346.6) / 143.4) ** (1 / 0.806),
+    # clamped to 0..20, and the move picked at depth 1 + the level's whole part. The
+    # values here are computed by hand from that formula.
+    assert matchreport.skill_level(1346) == 0.0 and matchreport.pick_depth(1346) == 1
+    assert matchreport.skill_level(1500) == pytest.approx(1.0873, abs=1e-3)
+    assert [matchreport.pick_depth(level) for level in (1500, 1650, 1800, 2000, 2200)] == [
+        2, 3, 5, 7, 10]
+    assert matchreport.skill_level(3190) == 20.0  # the formula gives more; the cap holds

@@ -69,6 +69,21 @@ def sigma(elo: dict) -> float:
     return (elo["upper"] - elo["lower"]) / 2 / z
 
 
+def skill_level(uci_elo: int) -> float:
+    """Return the skill level at which Stockfish 15.1 plays a `UCI_Elo` (search.cpp's
+    Skill: the 2019 fit of PR #2225, kept within 0 to 20)."""
+    # Below 1346.6 the base is negative and its fractional power is not a real number;
+    # the level is 0 there (Stockfish's own UCI_Elo floor, 1350, keeps it from arising).
+    base = max((uci_elo - 1346.6) / 143.4, 0.0)
+    return min(base ** (1 / 0.806), 20.0)
+
+
+def pick_depth(uci_elo: int) -> int:
+    """Return the depth whose iteration picks Stockfish 15.1's weakened move
+    (Skill::time_to_pick: 1 + the level's whole part), for chapters 15 and 18."""
+    return 1 + int(skill_level(uci_elo))
+
+
 def elo_difference(later: dict, earlier: dict) -> tuple[float, float] | None:
     """One match's Elo minus another's and the 95 % margin of that difference, the two
     matches' errors added in quadrature as independent; None if an interval is open."""
