@@ -438,10 +438,17 @@ def test_sentence_helpers() -> None:
 
 def test_stockfish_skill_levels_follow_the_2019_formula() -> None:
     # Stockfish 15.1's search.cpp: level = ((UCI_Elo - 1346.6) / 143.4) ** (1 / 0.806),
-    # clamped to 0..20, and the move picked at depth 1 + the level's whole part. The
-    # values here are computed by hand from that formula.
-    assert matchreport.skill_level(1346) == 0.0 and matchreport.pick_depth(1346) == 1
-    assert matchreport.skill_level(1500) == pytest.approx(1.0873, abs=1e-3)
+    # and the move picked at depth 1 + the level's whole part. The fit runs the other way,
+    # UCI_Elo = 1346.6 + 143.4 * level ** 0.806: each level must give back its UCI_Elo.
+    for uci_elo in range(1350, 2851, 50):
+        level = matchreport.skill_level(uci_elo)
+        assert 1346.6 + 143.4 * level**0.806 == pytest.approx(uci_elo)
+        assert matchreport.pick_depth(uci_elo) == 1 + math.floor(level)
+    # The option's edges (1350 to 2850 in 15.1) and the levels the book plays.
+    assert matchreport.pick_depth(1350) == 1
+    assert matchreport.skill_level(2850) == pytest.approx(18.46, abs=0.01)
     assert [matchreport.pick_depth(level) for level in (1500, 1650, 1800, 2000, 2200)] == [
         2, 3, 5, 7, 10]
-    assert matchreport.skill_level(3190) == 20.0  # the formula gives more; the cap holds
+    for outside in (1349, 2851):
+        with pytest.raises(ValueError, match="UCI_Elo"):
+            matchreport.skill_level(outside)

@@ -69,13 +69,16 @@ def sigma(elo: dict) -> float:
     return (elo["upper"] - elo["lower"]) / 2 / z
 
 
+UCI_ELO_RANGE = (1350, 2850)  # Stockfish 15.1's UCI_Elo option: its least and greatest
+
+
 def skill_level(uci_elo: int) -> float:
     """Return the skill level at which Stockfish 15.1 plays a `UCI_Elo` (search.cpp's
     Skill: the 2019 fit of PR #2225, kept within 0 to 20)."""
-    # Below 1346.6 the base is negative and its fractional power is not a real number;
-    # the level is 0 there (Stockfish's own UCI_Elo floor, 1350, keeps it from arising).
-    base = max((uci_elo - 1346.6) / 143.4, 0.0)
-    return min(base ** (1 / 0.806), 20.0)
+    if not UCI_ELO_RANGE[0] <= uci_elo <= UCI_ELO_RANGE[1]:
+        raise ValueError(f"Stockfish 15.1 takes UCI_Elo from {UCI_ELO_RANGE[0]} to "
+                         f"{UCI_ELO_RANGE[1]}, not {uci_elo}")
+    return min(((uci_elo - 1346.6) / 143.4) ** (1 / 0.806), 20.0)
 
 
 def pick_depth(uci_elo: int) -> int:
