@@ -130,6 +130,10 @@ def test_describe_names_the_conditions(tmp_path: Path) -> None:
     sentence = quiet.describe({"conditions": conditions.record()})
     assert "load average 0.1 before and 0.9 after" in sentence
     assert "a quiet machine" in sentence and conditions.cpu in sentence
+    assert "Sunfish" not in sentence  # a run that did not measure the machine's speed
+    conditions.speed = {"nps": 18_715}
+    assert "Sunfish searched 18,715 nodes a second" in quiet.describe(
+        {"conditions": conditions.record()})
     older = {"machine": {"date": "2026-11-29", "cpu_count": 2, "python": "3.11.7"}}
     assert "not checked for a quiet machine" in quiet.describe(older)
 
@@ -161,3 +165,27 @@ def test_band_reads_a_ratio_against_the_band_of_no_clear_difference(ratio: float
                                                                     side: str) -> None:
     assert quiet.NO_CLEAR_DIFFERENCE == (0.9, 1.1)  # the edges the cases above sit on
     assert quiet.band(ratio) == side
+
+
+def conditions_with_speed(nps: int | None) -> quiet.Conditions:
+    """A run's conditions whose machine ran Sunfish at `nps` (None: not measured)."""
+    conditions = quiet.Conditions("a match", quiet=True, load_before=0.0, load_limit=0.6)
+    conditions.speed = None if nps is None else {"nps": nps}
+    return conditions
+
+
+def test_speed_spread_is_the_fastest_run_over_the_slowest() -> None:
+    runs = [conditions_with_speed(nps).record() for nps in (12_000, None, 10_000, 11_000)]
+    assert quiet.speed_spread(runs) == pytest.approx(1.2)
+    assert quiet.speed_spread(runs[:1]) == 1.0
+    assert quiet.speed_spread([conditions_with_speed(None).record()]) is None
+
+
+def test_each_run_of_a_match_is_kept_with_the_games_it_found(tmp_path: Path) -> None:
+    path = tmp_path / "elo-x.runs.json"
+    assert quiet.previous_runs(path) == []
+    quiet.record_run(path, conditions_with_speed(19_000), 0)
+    runs = quiet.record_run(path, conditions_with_speed(7_000), 120)
+    assert [run["games_before"] for run in runs] == [0, 120]
+    assert [run["speed"]["nps"] for run in quiet.previous_runs(path)] == [19_000, 7_000]
+    assert quiet.speed_spread(runs) > quiet.SPEED_TOLERANCE

@@ -258,6 +258,9 @@ def test_a_tiny_run_its_data_and_its_resume(tmp_path: Path) -> None:
     assert (elo["difference"] is None) == (entry["score_fraction"] in (0.0, 1.0))
     assert entry["conditions"]["lock"] == str(tmp_path / "measure.lock")
     assert {"quiet", "load_before", "cpu"} <= entry["conditions"].keys()
+    # One run, from no games; at fixed nodes the machine's speed is not measured.
+    [run] = entry["runs"]
+    assert run["games_before"] == 0 and run["speed"] is None and run["finished"]
     pgn = (tmp_path / "data" / entry["pgn"]).read_text()
     assert pgn.count("[Event ") == 2 and "cb2026-stage-07-uci" in pgn
     summary = json.loads((tmp_path / "data" / entry["summary"]).read_text())
@@ -292,6 +295,9 @@ def test_a_tiny_run_its_data_and_its_resume(tmp_path: Path) -> None:
     assert not (tmp_path / "work").exists()
     [entry] = json.loads((tmp_path / "data" / "by-stage.json").read_text())["stages"]
     assert entry["games"] == 2
+    # The run that resumed found the games its journal held (the one before it left no
+    # record of its own: the runner was started without the tool).
+    assert [run["games_before"] for run in entry["runs"]] == [2]
 
 
 def test_a_stage_with_the_engine_of_the_stage_before_is_not_played(tmp_path: Path) -> None:
@@ -470,7 +476,7 @@ def test_an_unfinished_match_lives_beside_the_data_and_leaves_nothing_when_done(
     assert working.parent == elo_matches.data_path("stage-12-lmr", "lmr").parent / "unfinished"
     unfinished = tmp_path / "unfinished" / "elo-lmr"
     unfinished.parent.mkdir()
-    for suffix in (".json", ".pgn", ".journal.jsonl"):
+    for suffix in (".json", ".pgn", ".journal.jsonl", ".runs.json"):
         unfinished.with_suffix(suffix).write_text("{}")
     elo_matches.remove_unfinished(unfinished)
     assert not unfinished.parent.exists()

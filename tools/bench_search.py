@@ -23,7 +23,6 @@ import argparse
 import importlib.metadata
 import json
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -32,32 +31,12 @@ sys.path.insert(0, str(ROOT / "tools"))
 
 import quiet  # noqa: E402
 from bench_common import command_line, start_workers  # noqa: E402
+from calibrate import REFERENCE, sunfish_speed  # noqa: E402
 from compile_engine import package_folder, source_digests  # noqa: E402
 from engine_worker import Worker  # noqa: E402
 from positions import SEARCH_POSITIONS  # noqa: E402
 
 DEFAULT_STAGE = "stage-07.1-matches"
-REFERENCE = "sunfish"
-
-
-def sunfish_speed(fen: str, seconds: float) -> dict[str, Any]:
-    """Nodes, seconds and deepest depth of Sunfish searching `fen` for about `seconds`."""
-    import sunfish
-    import sunfish_ui.uci
-
-    sunfish_ui.uci.sunfish = sunfish  # its FEN reader expects the engine module its loop sets
-    root = sunfish_ui.uci.from_fen(*fen.split())
-    searcher = sunfish.Searcher()
-    started = time.perf_counter()
-    reached, elapsed = 0, 0.0
-    # Sunfish yields after every step of its MTD-bi search; stop at the first yield past
-    # the time, as its own UCI loop does.
-    for depth, _gamma, _score, _move in searcher.search([root]):
-        elapsed = time.perf_counter() - started
-        reached = depth
-        if elapsed >= seconds:
-            break
-    return {"nodes": searcher.nodes, "seconds": elapsed, "depth": reached}
 
 
 def measure_position(fen: str, workers: dict[str, Worker], seconds: float,

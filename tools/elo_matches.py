@@ -42,6 +42,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 
+import calibrate  # noqa: E402
 import quiet  # noqa: E402
 from compile_engine import changed_modules, engine_folder, source_digests  # noqa: E402
 from literate.stages import package_folder  # noqa: E402
@@ -466,9 +467,9 @@ def working_path(stage: str, name: str) -> Path:
 
 
 def remove_unfinished(path: Path) -> None:
-    """Remove a finished match's working files (summary, games, journal) and their folder
-    once it is empty."""
-    for suffix in (".json", ".pgn", ".journal.jsonl", ".sources.json"):
+    """Remove a finished match's working files (summary, games, journal, the code and the
+    runs it started with) and their folder once it is empty."""
+    for suffix in (".json", ".pgn", ".journal.jsonl", ".sources.json", ".runs.json"):
         # Not with_suffix: a stage id such as stage-08.1-tt-buckets has a dot of its own.
         (path.parent / f"{path.name}{suffix}").unlink(missing_ok=True)
     if path.parent.exists() and not any(path.parent.iterdir()):
@@ -556,6 +557,29 @@ def started_with_code(path: Path) -> dict[str, str] | None:
     return json.loads(record.read_text()) if record.exists() else None
 
 
+def games_in_journal(path: Path) -> int:
+    """The games a match's journal (`path` is working_path's) holds: a line each after its
+    header."""
+    journal = path.parent / f"{path.name}.journal.jsonl"
+    return max(0, len(journal.read_text().splitlines()) - 1) if journal.exists() else 0
+
+
+def same_machine_as_before(path: Path, conditions: quiet.Conditions) -> bool:
+    """Refuse to resume a clock match (`path` is working_path's) on a machine whose speed
+    differs from its earlier runs' by more than quiet.SPEED_TOLERANCE: on a clock the
+    engine's strength follows the machine, and the data file names one match."""
+    runs = quiet.previous_runs(path.parent / f"{path.name}.runs.json")
+    spread = quiet.speed_spread([*runs, conditions.record()])
+    if spread is None or spread <= quiet.SPEED_TOLERANCE:
+        return True
+    speeds = ", ".join(f"{run['speed']['nps']:,}" for run in runs if run.get("speed"))
+    print(f"{path.name}: this machine runs Sunfish at {conditions.speed['nps']:,} nodes a "
+          f"second (calibrate.py), the match's earlier runs at {speeds}: a clock match "
+          "played on both would mix two strengths. Resume it on a machine of the same speed, "
+          f"or remove {path.parent}/{path.name}.* to start it again", flush=True)
+    return False
+
+
 def play(stage: str, experiment: Experiment, options: argparse.Namespace) -> int:
     """Play one experiment under the measurement lock; copy its result into book/data."""
     # A fixed-node match gives the same games under any load: record the load, never refuse.
@@ -569,7 +593,18 @@ def play(stage: str, experiment: Experiment, options: argparse.Namespace) -> int
     if not same_engine_as_before(working_path(stage, experiment.name), sources,
                                  options.resume):
         return 1
+    path = working_path(stage, experiment.name)
+    runs_path = path.parent / f"{path.name}.runs.json"
+    if not (options.resume and (path.parent / f"{path.name}.journal.jsonl").exists()):
+        runs_path.unlink(missing_ok=True)  # the match starts afresh, and so do its runs
     with quiet.measurement(options, f"elo_matches {stage} {experiment.name}") as conditions:
+        if experiment.on_clock:  # fixed nodes play the same games on any machine
+            conditions.speed = calibrate.machine_speed()
+            print(f"machine speed: Sunfish {conditions.speed['nps']:,} nodes a second",
+                  flush=True)
+            if not same_machine_as_before(path, conditions):
+                return 1
+        runs = quiet.record_run(runs_path, conditions, games_in_journal(path))
         completed = subprocess.run(
             [sys.executable, "-m", "cb2026.match",
              *match_arguments(stage, experiment, games, options.resume, command)],
@@ -581,7 +616,10 @@ def play(stage: str, experiment: Experiment, options: argparse.Namespace) -> int
     source, destination = working_path(stage, experiment.name), data_path(stage, experiment.name)
     destination.parent.mkdir(parents=True, exist_ok=True)
     summary = json.loads(source.with_suffix(".json").read_text())
+    # Every run's conditions, the last one's completed at its end: a match resumed in
+    # another session keeps what each session's machine was.
     summary |= {"build": build, "conditions": conditions.record(),
+                "runs": [*runs[:-1], {**runs[-1], **conditions.record()}],
                 "sources": started_with_code(source),
                 "command": f"python tools/elo_matches.py {stage} --only {experiment.name}"}
     destination.with_suffix(".json").write_text(json.dumps(summary, indent=1) + "\n")

@@ -9,7 +9,9 @@ A tool wraps its measuring in `measurement(options, tool)`:
   says `"quiet": false`;
 - a `conditions` record for the data file: CPU model, cores, Python, the load before and
   after, the lock, dates. The load after counts the measurement itself: a run that keeps
-  one core busy for a minute or more ends near 1.0 even on an idle machine.
+  one core busy for a minute or more ends near 1.0 even on an idle machine. A clock match
+  adds the machine's speed (calibrate.py), and a match played in several runs keeps each
+  run's record (`record_run`).
 
 Why 0.3 per core: the load average counts the processes running or waiting to run. An idle
 machine (shells, an editor, cron) stays below 0.1 per core; one busy process on a 2-core
@@ -24,6 +26,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import fcntl
+import json
 import math
 import os
 import platform
@@ -81,6 +84,9 @@ class Conditions:
     started: str = field(default_factory=now)
     load_after: float | None = None
     finished: str | None = None
+    # The machine's speed (calibrate.py's machine_speed), measured by a clock match at its
+    # start: on a clock the engine's strength follows it.
+    speed: dict[str, Any] | None = None
 
     def record(self) -> dict[str, object]:
         """The record as a dictionary for JSON."""
@@ -113,6 +119,32 @@ def band(ratio: float) -> str:
     """Return "above", "inside" or "below" the band of no clear difference (NO_CLEAR_DIFFERENCE)."""
     low, high = NO_CLEAR_DIFFERENCE
     return "above" if ratio > high else "below" if ratio < low else "inside"
+
+
+# Two runs of a clock match whose machines' speeds differ by more than this factor did not
+# play one match: the same band as a timing's, read as the spread of the machines' speeds.
+SPEED_TOLERANCE = NO_CLEAR_DIFFERENCE[1]
+
+
+def speed_spread(runs: Sequence[dict[str, Any]]) -> float | None:
+    """The fastest machine's speed over the slowest's among `runs` (conditions records), or
+    None if none of them measured its machine."""
+    speeds = [run["speed"]["nps"] for run in runs if run.get("speed")]
+    return max(speeds) / min(speeds) if speeds else None
+
+
+def previous_runs(path: Path) -> list[dict[str, Any]]:
+    """The runs of a match recorded at `path` so far (record_run's file), oldest first."""
+    return json.loads(path.read_text()) if path.exists() else []
+
+
+def record_run(path: Path, conditions: Conditions, games_before: int) -> list[dict[str, Any]]:
+    """Add this run of a match to `path`, one entry for each start or resumption with the
+    games it found played, so that a match played over several sessions keeps each
+    session's machine; return every run's entry."""
+    runs = [*previous_runs(path), {"games_before": games_before, **conditions.record()}]
+    path.write_text(json.dumps(runs, indent=1) + "\n")
+    return runs
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -203,11 +235,14 @@ def describe(data: dict[str, Any]) -> str:
         return (f"Measured {machine['date']} on {cpu} ({machine['cpu_count']} cores), Python "
                 f"{python}{during}; not checked for a quiet machine (an older run).")
     verdict = "a quiet machine" if conditions["quiet"] else "NOT a quiet machine (--allow-load)"
+    speed = conditions.get("speed")
+    calibrated = (f" Sunfish searched {speed['nps']:,} nodes a second there "
+                  "(tools/calibrate.py)." if speed else "")
     return (
         f"Measured {conditions['started']} on {conditions['cpu']} ({conditions['cores']} cores), "
         f"{conditions['python']}; 1-minute load average {conditions['load_before']} before and "
         f"{conditions['load_after']} after, the run's own process included (limit "
-        f"{conditions['load_limit']} before): {verdict}."
+        f"{conditions['load_limit']} before): {verdict}.{calibrated}"
     )
 
 

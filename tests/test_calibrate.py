@@ -1,0 +1,52 @@
+"""The machine's speed that clock matches record (tools/calibrate.py), and the refusal to
+resume a clock match on a machine of another speed (tools/elo_matches.py)."""
+
+from pathlib import Path
+
+import pytest
+
+import calibrate
+import elo_matches
+import quiet
+
+pytestmark = [pytest.mark.stage("stage-07.1-matches"), pytest.mark.tooling]
+
+
+def test_the_reference_work_is_the_same_in_every_run() -> None:
+    pytest.importorskip("sunfish", reason="Sunfish is installed by `make opponents`")
+    speed = calibrate.machine_speed(nodes=3_000, repeats=2)
+    again = calibrate.machine_speed(nodes=3_000, repeats=1)
+    # Sunfish stops at the first step past the nodes asked for, and deterministically:
+    # the same work each time, so that only its time tells machines apart.
+    assert speed["nodes"] == again["nodes"] >= 3_000
+    assert speed["nps"] == pytest.approx(speed["nodes"] / speed["seconds"], rel=1e-3)
+    assert speed["reference"].startswith("sunfish ") and speed["repeats"] == 2
+
+
+def run_with_speed(nps: int) -> quiet.Conditions:
+    """A run's conditions on a machine that runs Sunfish at `nps`."""
+    conditions = quiet.Conditions("elo_matches", quiet=True, load_before=0.0, load_limit=0.6)
+    conditions.speed = {"nps": nps}
+    return conditions
+
+
+def test_a_clock_match_resumes_only_on_a_machine_of_its_speed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    path = tmp_path / "elo-sunfish"
+    runs = path.parent / "elo-sunfish.runs.json"
+    assert elo_matches.same_machine_as_before(path, run_with_speed(7_000))  # the first run
+    quiet.record_run(runs, run_with_speed(19_000), 0)
+    assert elo_matches.same_machine_as_before(path, run_with_speed(18_000))  # 6 % apart
+    assert not elo_matches.same_machine_as_before(path, run_with_speed(7_000))
+    assert "7,000" in capsys.readouterr().out
+    # A match begun before runs were measured has nothing to compare with.
+    runs.write_text('[{"games_before": 0, "speed": null}]')
+    assert elo_matches.same_machine_as_before(path, run_with_speed(7_000))
+
+
+def test_the_games_a_journal_holds(tmp_path: Path) -> None:
+    path = tmp_path / "elo-x"
+    assert elo_matches.games_in_journal(path) == 0
+    (tmp_path / "elo-x.journal.jsonl").write_text('{"journal": {}}\n{"index": 0}\n{"index": 1}\n')
+    assert elo_matches.games_in_journal(path) == 2
