@@ -40,6 +40,10 @@ def test_a_clock_match_resumes_only_on_a_machine_of_its_speed(
     assert elo_matches.same_machine_as_before(path, run_with_speed(18_000))  # 6 % apart
     assert not elo_matches.same_machine_as_before(path, run_with_speed(7_000))
     assert "7,000" in capsys.readouterr().out
+    # Every earlier run counts, in either direction, by the band of no clear difference.
+    quiet.record_run(runs, run_with_speed(17_500), 100)
+    assert not elo_matches.same_machine_as_before(path, run_with_speed(20_000))  # 1.14
+    assert elo_matches.same_machine_as_before(path, run_with_speed(18_500))
     # A match begun before runs were measured has nothing to compare with.
     runs.write_text('[{"games_before": 0, "speed": null}]')
     assert elo_matches.same_machine_as_before(path, run_with_speed(7_000))
@@ -48,5 +52,6 @@ def test_a_clock_match_resumes_only_on_a_machine_of_its_speed(
 def test_the_games_a_journal_holds(tmp_path: Path) -> None:
     path = tmp_path / "elo-x"
     assert elo_matches.games_in_journal(path) == 0
-    (tmp_path / "elo-x.journal.jsonl").write_text('{"journal": {}}\n{"index": 0}\n{"index": 1}\n')
+    (tmp_path / "elo-x.journal.jsonl").write_text(
+        '{"journal": {}}\n{"index": 0}\n{"index": 1}\n{"index": 2, "pg')  # cut short
     assert elo_matches.games_in_journal(path) == 2

@@ -188,4 +188,8 @@ def test_each_run_of_a_match_is_kept_with_the_games_it_found(tmp_path: Path) -> 
     runs = quiet.record_run(path, conditions_with_speed(7_000), 120)
     assert [run["games_before"] for run in runs] == [0, 120]
     assert [run["speed"]["nps"] for run in quiet.previous_runs(path)] == [19_000, 7_000]
-    assert quiet.speed_spread(runs) > quiet.SPEED_TOLERANCE
+    assert quiet.speed_spread(runs) == pytest.approx(19_000 / 7_000)
+    # A chapter's sentence on the match names the runs and how far apart their machines were.
+    sentence = quiet.describe({"conditions": runs[-1], "runs": runs})
+    assert "Sunfish searched 7,000 nodes a second" in sentence
+    assert "played in 2 runs" in sentence and "2.71 times the slowest" in sentence

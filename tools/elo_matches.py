@@ -28,6 +28,7 @@ refuses for it.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -559,20 +560,28 @@ def started_with_code(path: Path) -> dict[str, str] | None:
 
 def games_in_journal(path: Path) -> int:
     """The games a match's journal (`path` is working_path's) holds: a line each after its
-    header."""
+    header, not counting a last line a crash cut short (the runner drops it too)."""
     journal = path.parent / f"{path.name}.journal.jsonl"
-    return max(0, len(journal.read_text().splitlines()) - 1) if journal.exists() else 0
+    if not journal.exists():
+        return 0
+    games = 0
+    for line in journal.read_text().splitlines():
+        with contextlib.suppress(json.JSONDecodeError):  # a line a crash cut short
+            games += "index" in json.loads(line)
+    return games
 
 
 def same_machine_as_before(path: Path, conditions: quiet.Conditions) -> bool:
     """Refuse to resume a clock match (`path` is working_path's) on a machine whose speed
-    differs from its earlier runs' by more than quiet.SPEED_TOLERANCE: on a clock the
-    engine's strength follows the machine, and the data file names one match."""
+    against any earlier run's lies outside the band of no clear difference (quiet.band):
+    on a clock the engine's strength follows the machine, and the data file names one
+    match."""
     runs = quiet.previous_runs(path.parent / f"{path.name}.runs.json")
-    spread = quiet.speed_spread([*runs, conditions.record()])
-    if spread is None or spread <= quiet.SPEED_TOLERANCE:
+    earlier = [run["speed"]["nps"] for run in runs if run.get("speed")]
+    if conditions.speed is None or all(
+            quiet.band(conditions.speed["nps"] / speed) == "inside" for speed in earlier):
         return True
-    speeds = ", ".join(f"{run['speed']['nps']:,}" for run in runs if run.get("speed"))
+    speeds = ", ".join(f"{speed:,}" for speed in earlier)
     print(f"{path.name}: this machine runs Sunfish at {conditions.speed['nps']:,} nodes a "
           f"second (calibrate.py), the match's earlier runs at {speeds}: a clock match "
           "played on both would mix two strengths. Resume it on a machine of the same speed, "

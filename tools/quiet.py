@@ -121,11 +121,6 @@ def band(ratio: float) -> str:
     return "above" if ratio > high else "below" if ratio < low else "inside"
 
 
-# Two runs of a clock match whose machines' speeds differ by more than this factor did not
-# play one match: the same band as a timing's, read as the spread of the machines' speeds.
-SPEED_TOLERANCE = NO_CLEAR_DIFFERENCE[1]
-
-
 def speed_spread(runs: Sequence[dict[str, Any]]) -> float | None:
     """The fastest machine's speed over the slowest's among `runs` (conditions records), or
     None if none of them measured its machine."""
@@ -238,6 +233,12 @@ def describe(data: dict[str, Any]) -> str:
     speed = conditions.get("speed")
     calibrated = (f" Sunfish searched {speed['nps']:,} nodes a second there "
                   "(tools/calibrate.py)." if speed else "")
+    runs = data.get("runs", [])
+    if len(runs) > 1:
+        spread = speed_spread(runs)
+        calibrated += (f" The match was played in {len(runs)} runs, this was the last"
+                       + (f"; the fastest machine among them was {spread:.2f} times the "
+                          "slowest." if spread is not None else "."))
     return (
         f"Measured {conditions['started']} on {conditions['cpu']} ({conditions['cores']} cores), "
         f"{conditions['python']}; 1-minute load average {conditions['load_before']} before and "
