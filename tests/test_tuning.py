@@ -376,11 +376,24 @@ def test_the_engines_literals_are_what_the_tuner_fits_from_the_committed_data() 
                                     "PYTHONPATH": str(Path(evaluation_module.__file__).parents[1])},
                                check=True, timeout=600)  # a minute or two on two busy cores
     fitted = json.loads(completed.stdout)
-    # The fit is the chapter's, step for step, but the kernels OpenBLAS and numpy pick
-    # for the processor add in their own orders, and the last bits move the step where
-    # the fit stops. On one machine, five choices of kernels and threads stopped it
-    # between steps 1126 and 1147 and moved a weight by 3 centipawns at most, an eighth
-    # of its standard error; chapter 13.1 checks the literals in standard errors.
+    # The fit is the chapter's code on the chapter's data, but the kernels OpenBLAS and
+    # numpy pick for the processor add in their own orders, and the last bits move the
+    # step whose weights the fit keeps. tools/tuning_kernels.py measured how far on one
+    # machine (book/data/stage-13.1-tuning/kernels.json, 3 centipawns at most); chapter
+    # 13.1 checks the literals in standard errors, this test by a margin of centipawns.
     for name in TUNABLE:
         for tuned, refitted in zip(TUNED_WEIGHTS[name], fitted[name], strict=True):
-            assert abs(tuned - refitted) <= 3, (name, TUNED_WEIGHTS[name], fitted[name])
+            assert abs(tuned - refitted) <= 5, (name, TUNED_WEIGHTS[name], fitted[name])
+
+
+@pytest.mark.tooling
+def test_the_kernels_data_is_the_tools_every_setting() -> None:
+    import tuning_kernels
+
+    kernels = json.loads((DATA / "kernels.json").read_text())
+    assert [run["setting"] for run in kernels["runs"]] == list(tuning_kernels.SETTINGS)
+    assert [run["environment"] for run in kernels["runs"]] == list(
+        tuning_kernels.SETTINGS.values())
+    for run in kernels["runs"]:  # a run the machine could not make says so
+        assert "failed" in run or (len(run["vector"]) == len(PARAMETERS)
+                                   and run["best_step"] > 0)
