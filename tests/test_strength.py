@@ -465,7 +465,32 @@ def test_the_introduction_tabulates_what_stands_behind_each_point(
     monkeypatch.chdir(tmp_path)  # the page's paths are relative to book/
     table = names["match_rows"](names["strength_data"])
     assert table.splitlines()[-1] == (
-        "| 7 | sunfish | 300 | 0.482 | 0 | 1, 0 | 5, – | 0.1, 1.0 (? cores) |")
+        "| 7 | sunfish | 300 | 0.482 | 0 | 1, 0 | 5, – | 0.1, 1.0 (? cores) | – |")
+    assert "None of the matches timed its machine" in names["speed_text"](
+        names["strength_data"])
+
+
+def test_the_introduction_gives_each_match_its_machines_speed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    summary = {"engines": [{"name": "cb2026", "blind_moves": 0, "depth": {"median": 5}},
+                           {"name": "sunfish", "blind_moves": 0, "depth": None}],
+               "games": []}
+    entries = []
+    for stage, speeds in (("stage-07-uci", [19_000]), ("stage-08-tt", [18_000, 7_000])):
+        runs = [{"quiet": True, "load_before": 0.1, "load_after": 1.0, "speed": {"nps": speed}}
+                for speed in speeds]
+        entries.append(STAGE_7 | {"stage": stage, "summary": f"{stage}.json",
+                                  "conditions": runs[-1], "runs": runs})
+    write_chart_data(tmp_path, entries, ["stage-07-uci", "stage-08-tt"])
+    for stage in ("stage-07-uci", "stage-08-tt"):
+        (tmp_path / "data" / "strength" / f"{stage}.json").write_text(json.dumps(summary))
+    _sentence, _axes, names = run_intro_cells(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    rows = names["match_rows"](names["strength_data"]).splitlines()
+    assert rows[-2].endswith("| 19,000 |") and rows[-1].endswith("| 7,000–18,000 |")
+    text = names["speed_text"](names["strength_data"])
+    assert "7,000 to 19,000 nodes a second, 2.71 times apart" in text
+    assert "timed its machine" not in text
 
 
 def test_an_unfinished_match_lives_beside_the_data_and_leaves_nothing_when_done(
