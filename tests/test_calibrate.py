@@ -1,6 +1,7 @@
 """The machine's speed that clock matches record (tools/calibrate.py), and the refusal to
 resume a clock match on a machine of another speed (tools/elo_matches.py)."""
 
+import json
 from pathlib import Path
 
 import pytest
@@ -44,6 +45,15 @@ def test_a_clock_match_resumes_only_on_a_machine_of_its_speed(
     quiet.record_run(runs, run_with_speed(17_500), 100)
     assert not elo_matches.same_machine_as_before(path, run_with_speed(20_000))  # 1.14
     assert elo_matches.same_machine_as_before(path, run_with_speed(18_500))
+    # Another number of cores, or another reference, is another machine whatever its speed.
+    other = run_with_speed(18_500)
+    other.cores = 64
+    assert not elo_matches.same_machine_as_before(path, other)
+    other = run_with_speed(18_500)
+    other.speed = {"nps": 18_500, "reference": "sunfish 2027.1"}
+    runs.write_text(json.dumps([{"games_before": 0, "cores": other.cores,
+                                 "speed": {"nps": 18_500, "reference": "sunfish 2026.1"}}]))
+    assert not elo_matches.same_machine_as_before(path, other)
     # A match begun before runs were measured has nothing to compare with.
     runs.write_text('[{"games_before": 0, "speed": null}]')
     assert elo_matches.same_machine_as_before(path, run_with_speed(7_000))

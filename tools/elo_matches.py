@@ -573,19 +573,28 @@ def games_in_journal(path: Path) -> int:
 
 def same_machine_as_before(path: Path, conditions: quiet.Conditions) -> bool:
     """Refuse to resume a clock match (`path` is working_path's) on a machine whose speed
-    against any earlier run's lies outside the band of no clear difference (quiet.band):
-    on a clock the engine's strength follows the machine, and the data file names one
-    match."""
-    runs = quiet.previous_runs(path.parent / f"{path.name}.runs.json")
-    earlier = [run["speed"]["nps"] for run in runs if run.get("speed")]
-    if conditions.speed is None or all(
-            quiet.band(conditions.speed["nps"] / speed) == "inside" for speed in earlier):
+    against any earlier run's lies outside the band of no clear difference (quiet.band),
+    or whose cores differ (they set how many games run at once): on a clock the engine's
+    strength follows the machine, and the data file names one match."""
+    if conditions.speed is None:
         return True
-    speeds = ", ".join(f"{speed:,}" for speed in earlier)
+    runs = [run for run in quiet.previous_runs(path.parent / f"{path.name}.runs.json")
+            if run.get("speed")]
+    # A speed is comparable only with one measured by the same reference.
+    same = [run for run in runs if run["speed"].get("reference")
+            in (None, conditions.speed.get("reference")) and run.get("cores", conditions.cores)
+            == conditions.cores]
+    if len(same) == len(runs) and all(
+            quiet.band(conditions.speed["nps"] / run["speed"]["nps"]) == "inside"
+            for run in runs):
+        return True
+    earlier = "; ".join(f"{run['speed']['nps']:,} ({run['speed'].get('reference')}, "
+                        f"{run.get('cores')} cores)" for run in runs)
     print(f"{path.name}: this machine runs Sunfish at {conditions.speed['nps']:,} nodes a "
-          f"second (calibrate.py), the match's earlier runs at {speeds}: a clock match "
-          "played on both would mix two strengths. Resume it on a machine of the same speed, "
-          f"or remove {path.parent}/{path.name}.* to start it again", flush=True)
+          f"second ({conditions.speed.get('reference')}, {conditions.cores} cores; "
+          f"calibrate.py), the match's earlier runs at {earlier}: a clock match played on "
+          "both would mix two strengths. Resume it on a machine like the first, or remove "
+          f"{path.parent}/{path.name}.* to start it again", flush=True)
     return False
 
 
