@@ -45,15 +45,27 @@ def test_a_clock_match_resumes_only_on_a_machine_of_its_speed(
     quiet.record_run(runs, run_with_speed(17_500), 100)
     assert not elo_matches.same_machine_as_before(path, run_with_speed(20_000))  # 1.14
     assert elo_matches.same_machine_as_before(path, run_with_speed(18_500))
+    # 0.905 of an earlier speed is inside the band one way round, 1.105 not the other:
+    # the check reads the pair as the fastest over the slowest, whichever ran first.
+    runs.write_text(json.dumps([{"speed": {"nps": 10_000}}]))
+    assert not elo_matches.same_machine_as_before(path, run_with_speed(9_050))
     # Another number of cores, or another reference, is another machine whatever its speed.
-    other = run_with_speed(18_500)
-    other.cores = 64
-    assert not elo_matches.same_machine_as_before(path, other)
-    other = run_with_speed(18_500)
-    other.speed = {"nps": 18_500, "reference": "sunfish 2027.1"}
-    runs.write_text(json.dumps([{"games_before": 0, "cores": other.cores,
+    here = run_with_speed(18_500)
+    runs.write_text(json.dumps([{"games_before": 0, "cores": here.cores + 1,
+                                 "speed": {"nps": 18_500}}]))
+    assert not elo_matches.same_machine_as_before(path, here)
+    assert "cores here" in capsys.readouterr().out
+    runs.write_text(json.dumps([{"games_before": 0, "cores": here.cores + 1, "speed": None}]))
+    assert not elo_matches.same_machine_as_before(path, here)  # untimed, still other cores
+    here.speed = {"nps": 18_500, "reference": "sunfish 2027.1"}
+    runs.write_text(json.dumps([{"games_before": 0, "cores": here.cores,
                                  "speed": {"nps": 18_500, "reference": "sunfish 2026.1"}}]))
-    assert not elo_matches.same_machine_as_before(path, other)
+    assert not elo_matches.same_machine_as_before(path, here)
+    assert "timed with sunfish 2027.1 here, with sunfish 2026.1 before" in (
+        capsys.readouterr().out)
+    # Earlier runs that recorded neither cores nor a reference are judged by speed alone.
+    runs.write_text(json.dumps([{"games_before": 0, "speed": {"nps": 18_000}}]))
+    assert elo_matches.same_machine_as_before(path, here)
     # A match begun before runs were measured has nothing to compare with.
     runs.write_text('[{"games_before": 0, "speed": null}]')
     assert elo_matches.same_machine_as_before(path, run_with_speed(7_000))

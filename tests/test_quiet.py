@@ -132,8 +132,8 @@ def test_describe_names_the_conditions(tmp_path: Path) -> None:
     assert "a quiet machine" in sentence and conditions.cpu in sentence
     assert "Sunfish" not in sentence  # a run that did not measure the machine's speed
     conditions.speed = {"nps": 18_715}
-    assert "Sunfish searched 18,715 nodes a second" in quiet.describe(
-        {"conditions": conditions.record()})
+    assert quiet.describe({"conditions": conditions.record()}).endswith(
+        " Sunfish's fixed search ran at 18,715 nodes a second there (tools/calibrate.py).")
     older = {"machine": {"date": "2026-11-29", "cpu_count": 2, "python": "3.11.7"}}
     assert "not checked for a quiet machine" in quiet.describe(older)
 
@@ -174,11 +174,17 @@ def conditions_with_speed(nps: int | None) -> quiet.Conditions:
     return conditions
 
 
-def test_speed_spread_is_the_fastest_run_over_the_slowest() -> None:
+def test_speeds_are_read_from_the_runs_or_else_the_conditions() -> None:
     runs = [conditions_with_speed(nps).record() for nps in (12_000, None, 10_000, 11_000)]
-    assert quiet.speed_spread(runs) == pytest.approx(1.2)
-    assert quiet.speed_spread(runs[:1]) == 1.0
-    assert quiet.speed_spread([conditions_with_speed(None).record()]) is None
+    assert quiet.run_speeds({"runs": runs}) == [12_000, 10_000, 11_000]
+    assert quiet.run_speeds({"conditions": runs[0]}) == [12_000]
+    assert quiet.run_speeds({"conditions": runs[1], "runs": None}) == []
+    assert quiet.run_count({"runs": runs}) == 4 and quiet.run_count({"conditions": {}}) == 1
+    # A first recorded run that found games played had a run before it, unrecorded.
+    assert quiet.run_count({"runs": [{"games_before": 120}]}) == 2
+    # Alike or not, whichever order: 0.905 is inside the band, 1/0.905 is not.
+    assert quiet.speeds_alike([10_000, 11_000]) and quiet.speeds_alike([11_000, 10_000])
+    assert not quiet.speeds_alike([9_050, 10_000]) and not quiet.speeds_alike([10_000, 9_050])
 
 
 def test_each_run_of_a_match_is_kept_with_the_games_it_found(tmp_path: Path) -> None:
@@ -188,8 +194,12 @@ def test_each_run_of_a_match_is_kept_with_the_games_it_found(tmp_path: Path) -> 
     runs = quiet.record_run(path, conditions_with_speed(7_000), 120)
     assert [run["games_before"] for run in runs] == [0, 120]
     assert [run["speed"]["nps"] for run in quiet.previous_runs(path)] == [19_000, 7_000]
-    assert quiet.speed_spread(runs) == pytest.approx(19_000 / 7_000)
-    # A chapter's sentence on the match names the runs and how far apart their machines were.
+    # A chapter's sentence on the match names the runs and whether their machines agree.
     sentence = quiet.describe({"conditions": runs[-1], "runs": runs})
-    assert "Sunfish searched 7,000 nodes a second" in sentence
-    assert "played in 2 runs" in sentence and "2.71 times the slowest" in sentence
+    assert sentence.endswith(" Sunfish's fixed search ran at 7,000 to 19,000 nodes a second "
+                             "there (tools/calibrate.py), over 2 runs: NOT alike, by the "
+                             "band of no clear difference.")
+    runs[0]["speed"] = None
+    assert quiet.describe({"conditions": runs[-1], "runs": runs}).endswith(
+        "ran at 7,000 nodes a second there (tools/calibrate.py), over 2 runs, 1 of them "
+        "timed.")

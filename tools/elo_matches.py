@@ -572,29 +572,37 @@ def games_in_journal(path: Path) -> int:
 
 
 def same_machine_as_before(path: Path, conditions: quiet.Conditions) -> bool:
-    """Refuse to resume a clock match (`path` is working_path's) on a machine whose speed
-    against any earlier run's lies outside the band of no clear difference (quiet.band),
-    or whose cores differ (they set how many games run at once): on a clock the engine's
-    strength follows the machine, and the data file names one match."""
+    """Refuse to resume a clock match (`path` is working_path's) on a machine unlike its
+    earlier runs': other cores (they set how many games run at once), a speed timed with
+    another reference, or a speed outside the band of no clear difference beside any
+    earlier run's. On a clock the engine's strength follows the machine, and the data file
+    names one match."""
     if conditions.speed is None:
         return True
-    runs = [run for run in quiet.previous_runs(path.parent / f"{path.name}.runs.json")
-            if run.get("speed")]
-    # A speed is comparable only with one measured by the same reference.
-    same = [run for run in runs if run["speed"].get("reference")
-            in (None, conditions.speed.get("reference")) and run.get("cores", conditions.cores)
-            == conditions.cores]
-    if len(same) == len(runs) and all(
-            quiet.band(conditions.speed["nps"] / run["speed"]["nps"]) == "inside"
-            for run in runs):
+    runs = quiet.previous_runs(path.parent / f"{path.name}.runs.json")
+    reasons = []
+    cores = sorted({run["cores"] for run in runs
+                    if run.get("cores") not in (None, conditions.cores)})
+    if cores:
+        reasons.append(f"{conditions.cores} cores here, {', '.join(map(str, cores))} before")
+    timed = [run["speed"] for run in runs if run.get("speed")]
+    here = conditions.speed.get("reference")
+    references = sorted({speed["reference"] for speed in timed
+                         if speed.get("reference") not in (None, here)})
+    if references:
+        reasons.append(f"timed with {here} here, with "
+                       f"{', '.join(references)} before")
+    unlike = [speed["nps"] for speed in timed
+              if not quiet.speeds_alike([speed["nps"], conditions.speed["nps"]])]
+    if unlike:
+        reasons.append(f"Sunfish's fixed search ran at {conditions.speed['nps']:,} nodes a "
+                       f"second here, at {', '.join(f'{nps:,}' for nps in unlike)} before")
+    if not reasons:
         return True
-    earlier = "; ".join(f"{run['speed']['nps']:,} ({run['speed'].get('reference')}, "
-                        f"{run.get('cores')} cores)" for run in runs)
-    print(f"{path.name}: this machine runs Sunfish at {conditions.speed['nps']:,} nodes a "
-          f"second ({conditions.speed.get('reference')}, {conditions.cores} cores; "
-          f"calibrate.py), the match's earlier runs at {earlier}: a clock match played on "
-          "both would mix two strengths. Resume it on a machine like the first, or remove "
-          f"{path.parent}/{path.name}.* to start it again", flush=True)
+    print(f"{path.name}: this machine is not like the one the match was played on so far "
+          f"({'; '.join(reasons)}; calibrate.py): its games would be another engine's. "
+          f"Resume it on a machine like the first, or remove {path.parent}/{path.name}.* to "
+          "start it again", flush=True)
     return False
 
 

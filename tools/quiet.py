@@ -121,11 +121,42 @@ def band(ratio: float) -> str:
     return "above" if ratio > high else "below" if ratio < low else "inside"
 
 
-def speed_spread(runs: Sequence[dict[str, Any]]) -> float | None:
-    """The fastest machine's speed over the slowest's among `runs` (conditions records), or
-    None if none of them measured its machine."""
-    speeds = [run["speed"]["nps"] for run in runs if run.get("speed")]
-    return max(speeds) / min(speeds) if speeds else None
+def run_speeds(record: dict[str, Any]) -> list[int]:
+    """The machine speeds (calibrate.py's nodes a second) a measurement's runs timed: those
+    of its `runs`, or of its `conditions` for a file that keeps no runs."""
+    runs = record.get("runs") or [record.get("conditions") or {}]
+    return [run["speed"]["nps"] for run in runs if run.get("speed")]
+
+
+def run_count(record: dict[str, Any]) -> int:
+    """How many runs played a measurement: its `runs`, and one more before them if the first
+    found games already played (a run from before runs were recorded)."""
+    runs = record.get("runs") or [record.get("conditions") or {}]
+    return len(runs) + (runs[0].get("games_before", 0) > 0)
+
+
+def speeds_alike(speeds: Sequence[float]) -> bool:
+    """Whether machine speeds agree: the fastest over the slowest inside the band of no
+    clear difference (read this way round, the answer does not depend on their order)."""
+    return band(max(speeds) / min(speeds)) == "inside"
+
+
+def speed_clause(record: dict[str, Any]) -> str:
+    """The book's words for a measurement's machine speed, as a clause: one figure, or the
+    range over its runs with how many were timed and whether they agree; "" if none was."""
+    speeds = run_speeds(record)
+    if not speeds:
+        return ""
+    low, high = min(speeds), max(speeds)
+    figures = f"{low:,}" if low == high else f"{low:,} to {high:,}"
+    clause = f"Sunfish's fixed search ran at {figures} nodes a second there (tools/calibrate.py)"
+    runs = run_count(record)
+    if runs == 1:
+        return clause
+    timed = "" if len(speeds) == runs else f", {len(speeds)} of them timed"
+    agree = ("" if len(speeds) < 2 else ": alike, by the band of no clear difference"
+             if speeds_alike(speeds) else ": NOT alike, by the band of no clear difference")
+    return clause + f", over {runs} runs{timed}{agree}"
 
 
 def previous_runs(path: Path) -> list[dict[str, Any]]:
@@ -230,15 +261,8 @@ def describe(data: dict[str, Any]) -> str:
         return (f"Measured {machine['date']} on {cpu} ({machine['cpu_count']} cores), Python "
                 f"{python}{during}; not checked for a quiet machine (an older run).")
     verdict = "a quiet machine" if conditions["quiet"] else "NOT a quiet machine (--allow-load)"
-    speed = conditions.get("speed")
-    calibrated = (f" Sunfish searched {speed['nps']:,} nodes a second there "
-                  "(tools/calibrate.py)." if speed else "")
-    runs = data.get("runs", [])
-    if len(runs) > 1:
-        spread = speed_spread(runs)
-        calibrated += (f" The match was played in {len(runs)} runs, this was the last"
-                       + (f"; the fastest machine among them was {spread:.2f} times the "
-                          "slowest." if spread is not None else "."))
+    clause = speed_clause(data)
+    calibrated = f" {clause[0].upper()}{clause[1:]}." if clause else ""
     return (
         f"Measured {conditions['started']} on {conditions['cpu']} ({conditions['cores']} cores), "
         f"{conditions['python']}; 1-minute load average {conditions['load_before']} before and "

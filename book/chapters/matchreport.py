@@ -20,6 +20,7 @@ from typing import Protocol
 import chess.pgn
 
 from compile_engine import changed_modules  # tools/compile_engine.py
+from quiet import speed_clause  # tools/quiet.py
 
 
 def load_match(path: Path, command: str) -> dict:
@@ -268,24 +269,10 @@ def games_word(count: int) -> str:
     return f"{count} game" if count == 1 else f"{count} games"
 
 
-def machine_speed_text(match: dict) -> str:
-    """Return how fast the match's machine ran Sunfish's fixed search (tools/calibrate.py),
-    one figure or the range over the match's runs, after a comma; "" if not measured."""
-    runs = match.get("runs") or [match.get("conditions") or {}]
-    speeds = [run["speed"]["nps"] for run in runs if run.get("speed")]
-    if not speeds:
-        return ""
-    if len(runs) == 1:
-        return (f", where Sunfish's fixed search ran at {speeds[0]:,} nodes a second "
-                "(tools/calibrate.py)")
-    measured = "" if len(speeds) == len(runs) else f" ({len(speeds)} of them timed)"
-    return (f", in {len(runs)} runs{measured} on machines where Sunfish's fixed search ran "
-            f"at {min(speeds):,} to {max(speeds):,} nodes a second (tools/calibrate.py)")
-
-
 def clock_conditions(match: dict) -> str:
-    """Return, for a match on a clock, its build, how loaded the machine was, and the games
-    lost on time, all from the file: "the compiled build, on a machine checked quiet ..."."""
+    """Return, for a match on a clock, its build, how loaded the machine was, the games lost
+    on time and the machine's speed, all from the file: "the compiled build, on a machine
+    checked quiet ..."."""
     build = match.get("build")
     text = f"the {build} build" if build else "a build the file does not record"
     conditions = match.get("conditions")
@@ -298,14 +285,16 @@ def clock_conditions(match: dict) -> str:
         text += (f", on a machine NOT quiet before the match (1-minute load average "
                  f"{conditions['load_before']}, limit {conditions['load_limit']}), so other "
                  f"work may have taken the engines' time and the result is suspect")
-    text += machine_speed_text(match)
     losses = time_losses(match)
     if losses is None:
-        return text + "; the file keeps no games, so losses on time are not known"
-    lost = sum(losses.values())
-    if not lost:
-        return text + ", with no game lost on time"
-    return text + f", with {games_word(lost)} lost on time ({time_losses_text(match)})"
+        text += "; the file keeps no games, so losses on time are not known"
+    elif not sum(losses.values()):
+        text += ", with no game lost on time"
+    else:
+        text += (f", with {games_word(sum(losses.values()))} lost on time "
+                 f"({time_losses_text(match)})")
+    speed = speed_clause(match)  # the machine's speed, where the match timed it
+    return f"{text}; {speed}" if speed else text
 
 
 def match_table(match: dict, command: str) -> str:
