@@ -606,6 +606,22 @@ def same_machine_as_before(path: Path, conditions: quiet.Conditions) -> bool:
     return False
 
 
+def start_run(path: Path, conditions: quiet.Conditions, on_clock: bool,
+              resume: bool) -> list[dict] | None:
+    """Begin a run of the match at `path` (working_path's, or the strength tool's): time the
+    machine if the match is on a clock (fixed nodes play the same games on any machine),
+    refuse a machine unlike the earlier runs' (None), and record the run; return every run."""
+    runs_path = path.parent / f"{path.name}.runs.json"
+    if not (resume and (path.parent / f"{path.name}.journal.jsonl").exists()):
+        runs_path.unlink(missing_ok=True)  # the match starts afresh, and so do its runs
+    if on_clock:
+        conditions.speed = calibrate.machine_speed()
+        print(f"machine speed: Sunfish {conditions.speed['nps']:,} nodes a second", flush=True)
+        if not same_machine_as_before(path, conditions):
+            return None
+    return quiet.record_run(runs_path, conditions, games_in_journal(path))
+
+
 def play(stage: str, experiment: Experiment, options: argparse.Namespace) -> int:
     """Play one experiment under the measurement lock; copy its result into book/data."""
     # A fixed-node match gives the same games under any load: record the load, never refuse.
@@ -620,17 +636,10 @@ def play(stage: str, experiment: Experiment, options: argparse.Namespace) -> int
                                  options.resume):
         return 1
     path = working_path(stage, experiment.name)
-    runs_path = path.parent / f"{path.name}.runs.json"
-    if not (options.resume and (path.parent / f"{path.name}.journal.jsonl").exists()):
-        runs_path.unlink(missing_ok=True)  # the match starts afresh, and so do its runs
     with quiet.measurement(options, f"elo_matches {stage} {experiment.name}") as conditions:
-        if experiment.on_clock:  # fixed nodes play the same games on any machine
-            conditions.speed = calibrate.machine_speed()
-            print(f"machine speed: Sunfish {conditions.speed['nps']:,} nodes a second",
-                  flush=True)
-            if not same_machine_as_before(path, conditions):
-                return 1
-        runs = quiet.record_run(runs_path, conditions, games_in_journal(path))
+        runs = start_run(path, conditions, experiment.on_clock, options.resume)
+        if runs is None:
+            return 1
         completed = subprocess.run(
             [sys.executable, "-m", "cb2026.match",
              *match_arguments(stage, experiment, games, options.resume, command)],

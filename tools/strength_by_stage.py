@@ -84,7 +84,6 @@ import chess
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 
-import calibrate  # noqa: E402
 import elo_matches  # noqa: E402
 import quiet  # noqa: E402
 from compile_engine import ENGINE_MODULES, PACKAGE, missing_compiler  # noqa: E402
@@ -375,17 +374,10 @@ def play_stage(stage: str, options: argparse.Namespace) -> dict | None:
         with quiet.measurement(options, f"strength_by_stage {stage}",
                                lock_path=options.lock) as conditions:
             options.work.mkdir(parents=True, exist_ok=True)
-            path = options.work / stage
-            runs_path = options.work / f"{stage}.runs.json"
-            if not (options.resume and (options.work / f"{stage}.journal.jsonl").exists()):
-                runs_path.unlink(missing_ok=True)  # the match starts afresh, and its runs
-            if on_clock:  # fixed nodes play the same games on any machine
-                conditions.speed = calibrate.machine_speed()
-                print(f"machine speed: Sunfish {conditions.speed['nps']:,} nodes a second",
-                      flush=True)
-                if not elo_matches.same_machine_as_before(path, conditions):
-                    return None
-            runs = quiet.record_run(runs_path, conditions, elo_matches.games_in_journal(path))
+            runs = elo_matches.start_run(options.work / stage, conditions, on_clock,
+                                         options.resume)
+            if runs is None:
+                return None
             completed = subprocess.run(
                 [sys.executable, "-m", "cb2026.match", *match_arguments(stage, command, options)],
                 env={**os.environ, "PYTHONPATH": str(ROOT / "src")}, check=False,
