@@ -77,3 +77,18 @@ def test_the_games_a_journal_holds(tmp_path: Path) -> None:
     (tmp_path / "elo-x.journal.jsonl").write_text(
         '{"journal": {}}\n{"index": 0}\n{"index": 1}\n{"index": 2, "pg')  # cut short
     assert elo_matches.games_in_journal(path) == 2
+
+
+def test_a_finished_clock_match_times_the_machine_again_at_its_end(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(calibrate, "machine_speed", lambda: {"nps": 15_000})
+    finished = run_with_speed(19_000)
+    elo_matches.end_run(finished, on_clock=True, completed=True)
+    assert finished.speed_after == {"nps": 15_000} and finished.speed == {"nps": 19_000}
+    # The record shows the drift: 19,000 over 15,000 lies outside the band.
+    assert "NOT alike" in quiet.speed_clause({"conditions": finished.record()})
+    stopped, on_nodes = run_with_speed(19_000), run_with_speed(19_000)
+    elo_matches.end_run(stopped, on_clock=True, completed=False)  # its session ended
+    elo_matches.end_run(on_nodes, on_clock=False, completed=True)  # fixed nodes: no clock
+    assert stopped.speed_after is None and on_nodes.speed_after is None

@@ -231,7 +231,7 @@ def test_games_lost_on_time_are_counted_on_a_clock_only() -> None:
     clock["runs"] = [{"speed": {"nps": 18_000}}, {}, clock["conditions"]]
     assert matchreport.clock_conditions(clock).endswith(
         "ran at 18,000 to 18,715 nodes a second there (tools/calibrate.py), over 3 runs, 2 "
-        "of them timed: alike, by the band of no clear difference")
+        "of them timed at their start: alike, by the band of no clear difference")
     del clock["runs"], clock["conditions"]["speed"]
     loaded = match([0, 0, 1, 0, 0], 2, -20, 20, games=[], conditions={
         "quiet": False, "load_before": 2.4, "load_after": 3.0, "load_limit": 0.6})

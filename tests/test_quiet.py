@@ -197,9 +197,31 @@ def test_each_run_of_a_match_is_kept_with_the_games_it_found(tmp_path: Path) -> 
     # A chapter's sentence on the match names the runs and whether their machines agree.
     sentence = quiet.describe({"conditions": runs[-1], "runs": runs})
     assert sentence.endswith(" Sunfish's fixed search ran at 7,000 to 19,000 nodes a second "
-                             "there (tools/calibrate.py), over 2 runs: NOT alike, by the "
-                             "band of no clear difference.")
+                             "there (tools/calibrate.py), over 2 runs, each timed at its "
+                             "start: NOT alike, by the band of no clear difference.")
     runs[0]["speed"] = None
     assert quiet.describe({"conditions": runs[-1], "runs": runs}).endswith(
         "ran at 7,000 nodes a second there (tools/calibrate.py), over 2 runs, 1 of them "
-        "timed.")
+        "timed at their start.")
+
+
+def test_a_run_timed_at_its_end_too_shows_a_machine_that_changed_speed() -> None:
+    conditions = conditions_with_speed(19_000)
+    conditions.speed_after = {"nps": 15_000}
+    record = {"conditions": conditions.record()}
+    assert quiet.run_speeds(record) == [19_000, 15_000] and quiet.timed_runs(record) == 1
+    assert quiet.speed_clause(record) == (
+        "Sunfish's fixed search ran at 15,000 to 19,000 nodes a second there "
+        "(tools/calibrate.py), timed at the match's start and end: NOT alike, by the band of "
+        "no clear difference")
+    conditions.speed_after = {"nps": 18_000}
+    assert quiet.speed_clause({"conditions": conditions.record()}).endswith(
+        "start and end: alike, by the band of no clear difference")
+    # Two runs, each timed at both ends: four timings, two timed runs.
+    runs = [conditions.record(), conditions_with_speed(18_500).record()]
+    runs[1]["speed_after"] = {"nps": 17_500}
+    assert quiet.run_speeds({"runs": runs}) == [19_000, 18_000, 18_500, 17_500]
+    assert quiet.timed_runs({"runs": runs}) == 2
+    assert quiet.speed_clause({"runs": runs}).endswith(
+        "over 2 runs, each timed at its start and end: alike, by the band of no clear "
+        "difference")

@@ -622,6 +622,15 @@ def start_run(path: Path, conditions: quiet.Conditions, on_clock: bool,
     return quiet.record_run(runs_path, conditions, games_in_journal(path))
 
 
+def end_run(conditions: quiet.Conditions, on_clock: bool, completed: bool) -> None:
+    """Time the machine again at the end of a clock match that finished (still inside the
+    lock), so that its record shows whether the machine kept its speed while it played."""
+    if on_clock and completed:
+        conditions.speed_after = calibrate.machine_speed()
+        print(f"machine speed at the end: Sunfish {conditions.speed_after['nps']:,} nodes a "
+              "second", flush=True)
+
+
 def play(stage: str, experiment: Experiment, options: argparse.Namespace) -> int:
     """Play one experiment under the measurement lock; copy its result into book/data."""
     # A fixed-node match gives the same games under any load: record the load, never refuse.
@@ -646,6 +655,7 @@ def play(stage: str, experiment: Experiment, options: argparse.Namespace) -> int
             env={**os.environ, "PYTHONPATH": str(ROOT / "src")},
             check=False,
         )
+        end_run(conditions, experiment.on_clock, completed.returncode == 0)
     if completed.returncode != 0:
         return completed.returncode
     source, destination = working_path(stage, experiment.name), data_path(stage, experiment.name)

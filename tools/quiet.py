@@ -85,8 +85,10 @@ class Conditions:
     load_after: float | None = None
     finished: str | None = None
     # The machine's speed (calibrate.py's machine_speed), measured by a clock match at its
-    # start: on a clock the engine's strength follows it.
+    # start and again at its end: on a clock the engine's strength follows it, and a session's
+    # machine need not keep one speed for an hour.
     speed: dict[str, Any] | None = None
+    speed_after: dict[str, Any] | None = None
 
     def record(self) -> dict[str, object]:
         """The record as a dictionary for JSON."""
@@ -121,17 +123,27 @@ def band(ratio: float) -> str:
     return "above" if ratio > high else "below" if ratio < low else "inside"
 
 
+def runs_of(record: dict[str, Any]) -> list[dict[str, Any]]:
+    """A measurement's runs: its `runs`, or its `conditions` for a file that keeps no runs."""
+    return record.get("runs") or [record.get("conditions") or {}]
+
+
 def run_speeds(record: dict[str, Any]) -> list[int]:
-    """The machine speeds (calibrate.py's nodes a second) a measurement's runs timed: those
-    of its `runs`, or of its `conditions` for a file that keeps no runs."""
-    runs = record.get("runs") or [record.get("conditions") or {}]
-    return [run["speed"]["nps"] for run in runs if run.get("speed")]
+    """The machine speeds (calibrate.py's nodes a second) a measurement's runs timed, at each
+    run's start and, where it was timed, at its end."""
+    return [run[key]["nps"] for run in runs_of(record) for key in ("speed", "speed_after")
+            if run.get(key)]
+
+
+def timed_runs(record: dict[str, Any]) -> int:
+    """How many of a measurement's runs timed the machine at their start."""
+    return sum(1 for run in runs_of(record) if run.get("speed"))
 
 
 def run_count(record: dict[str, Any]) -> int:
     """How many runs played a measurement: its `runs`, and one more before them if the first
     found games already played (a run from before runs were recorded)."""
-    runs = record.get("runs") or [record.get("conditions") or {}]
+    runs = runs_of(record)
     return len(runs) + (runs[0].get("games_before", 0) > 0)
 
 
@@ -143,7 +155,8 @@ def speeds_alike(speeds: Sequence[float]) -> bool:
 
 def speed_clause(record: dict[str, Any]) -> str:
     """The book's words for a measurement's machine speed, as a clause: one figure, or the
-    range over its runs with how many were timed and whether they agree; "" if none was."""
+    range of its timings (each run's start, and its end where timed) with how many runs were
+    timed and whether the timings agree; "" if none was."""
     speeds = run_speeds(record)
     if not speeds:
         return ""
@@ -151,12 +164,16 @@ def speed_clause(record: dict[str, Any]) -> str:
     figures = f"{low:,}" if low == high else f"{low:,} to {high:,}"
     clause = f"Sunfish's fixed search ran at {figures} nodes a second there (tools/calibrate.py)"
     runs = run_count(record)
+    ends = "start and end" if any(run.get("speed_after") for run in runs_of(record)) else "start"
     if runs == 1:
-        return clause
-    timed = "" if len(speeds) == runs else f", {len(speeds)} of them timed"
+        where = f", timed at the match's {ends}" if len(speeds) > 1 else ""
+    else:
+        timed = ("each timed at its" if timed_runs(record) == runs
+                 else f"{timed_runs(record)} of them timed at their")
+        where = f", over {runs} runs, {timed} {ends}"
     agree = ("" if len(speeds) < 2 else ": alike, by the band of no clear difference"
              if speeds_alike(speeds) else ": NOT alike, by the band of no clear difference")
-    return clause + f", over {runs} runs{timed}{agree}"
+    return clause + where + agree
 
 
 def previous_runs(path: Path) -> list[dict[str, Any]]:

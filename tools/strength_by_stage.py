@@ -382,6 +382,7 @@ def play_stage(stage: str, options: argparse.Namespace) -> dict | None:
                 [sys.executable, "-m", "cb2026.match", *match_arguments(stage, command, options)],
                 env={**os.environ, "PYTHONPATH": str(ROOT / "src")}, check=False,
             )
+            elo_matches.end_run(conditions, on_clock, completed.returncode == 0)
     finally:
         options.allow_load = allow_load
     if completed.returncode != 0:
