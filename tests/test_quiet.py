@@ -202,7 +202,7 @@ def test_each_run_of_a_match_is_kept_with_the_games_it_found(tmp_path: Path) -> 
     runs[0]["speed"] = None
     assert quiet.describe({"conditions": runs[-1], "runs": runs}).endswith(
         "ran at 7,000 nodes a second there (tools/calibrate.py), over 2 runs, 1 of them "
-        "timed at their start.")
+        "timed at its start.")
 
 
 def test_a_run_timed_at_its_end_too_shows_a_machine_that_changed_speed() -> None:
@@ -210,18 +210,26 @@ def test_a_run_timed_at_its_end_too_shows_a_machine_that_changed_speed() -> None
     conditions.speed_after = {"nps": 15_000}
     record = {"conditions": conditions.record()}
     assert quiet.run_speeds(record) == [19_000, 15_000] and quiet.timed_runs(record) == 1
+    # The order says which way the machine went.
     assert quiet.speed_clause(record) == (
-        "Sunfish's fixed search ran at 15,000 to 19,000 nodes a second there "
-        "(tools/calibrate.py), timed at the match's start and end: NOT alike, by the band of "
-        "no clear difference")
+        "Sunfish's fixed search ran at 19,000 nodes a second there at the match's start and "
+        "15,000 at its end (tools/calibrate.py): NOT alike, by the band of no clear "
+        "difference")
     conditions.speed_after = {"nps": 18_000}
     assert quiet.speed_clause({"conditions": conditions.record()}).endswith(
-        "start and end: alike, by the band of no clear difference")
-    # Two runs, each timed at both ends: four timings, two timed runs.
-    runs = [conditions.record(), conditions_with_speed(18_500).record()]
-    runs[1]["speed_after"] = {"nps": 17_500}
-    assert quiet.run_speeds({"runs": runs}) == [19_000, 18_000, 18_500, 17_500]
-    assert quiet.timed_runs({"runs": runs}) == 2
-    assert quiet.speed_clause({"runs": runs}).endswith(
-        "over 2 runs, each timed at its start and end: alike, by the band of no clear "
+        "start and 18,000 at its end (tools/calibrate.py): alike, by the band of no clear "
         "difference")
+    # Two runs as the tools leave them: only the run that finished the match was timed at
+    # its end (the first stopped with its session).
+    runs = [conditions_with_speed(18_500).record(), conditions.record()]
+    assert quiet.run_speeds({"runs": runs}) == [18_500, 19_000, 18_000]
+    assert quiet.timed_runs({"runs": runs}) == 2
+    assert quiet.speed_clause({"runs": runs}) == (
+        "Sunfish's fixed search ran at 18,000 to 19,000 nodes a second there "
+        "(tools/calibrate.py), over 2 runs, each timed at its start, the last also at its "
+        "end: alike, by the band of no clear difference")
+    # An untimed first run (from before the calibration): one of two timed at its start.
+    runs[0]["speed"] = None
+    assert quiet.speed_clause({"runs": runs}).endswith(
+        "over 2 runs, 1 of them timed at its start, the last also at its end: alike, by the "
+        "band of no clear difference")

@@ -260,7 +260,8 @@ def test_a_tiny_run_its_data_and_its_resume(tmp_path: Path) -> None:
     assert {"quiet", "load_before", "cpu"} <= entry["conditions"].keys()
     # One run, from no games; at fixed nodes the machine's speed is not measured.
     [run] = entry["runs"]
-    assert run["games_before"] == 0 and run["speed"] is None and run["finished"]
+    assert run["games_before"] == 0 and run["finished"]
+    assert run["speed"] is None and run["speed_after"] is None
     pgn = (tmp_path / "data" / entry["pgn"]).read_text()
     assert pgn.count("[Event ") == 2 and "cb2026-stage-07-uci" in pgn
     summary = json.loads((tmp_path / "data" / entry["summary"]).read_text())
@@ -298,6 +299,18 @@ def test_a_tiny_run_its_data_and_its_resume(tmp_path: Path) -> None:
     # The run that resumed found the games its journal held (the one before it left no
     # record of its own: the runner was started without the tool).
     assert [run["games_before"] for run in entry["runs"]] == [2]
+
+
+def test_a_clock_match_times_the_machine_at_its_start_and_end(tmp_path: Path) -> None:
+    pytest.importorskip("sunfish", reason="Sunfish, the calibration's reference, comes with "
+                        "`make opponents`")
+    played = run_tool(tmp_path, "--anchor", "self", "--tc", "1+0.01", "--games", "2",
+                      "--interpreted", "--only", "stage-07-uci", "--allow-load")
+    assert played.returncode == 0, played.stdout + played.stderr
+    [entry] = json.loads((tmp_path / "data" / "by-stage.json").read_text())["stages"]
+    [run] = entry["runs"]
+    assert run["speed"]["nps"] > 0 and run["speed_after"]["nps"] > 0
+    assert entry["conditions"]["speed_after"] == run["speed_after"]
 
 
 def test_a_stage_with_the_engine_of_the_stage_before_is_not_played(tmp_path: Path) -> None:
@@ -498,6 +511,11 @@ def test_the_introduction_gives_each_match_its_machines_speed(
     text = names["speed_text"](data)
     assert "on the timed runs' machines, alike by chapter 1's band" in text
     assert "1 of the 2 matches did not time the machine of every run" in text
+    # A match timed at its end as well: its cell gives both timings, and it counts as timed.
+    data["stages"][1]["runs"][1]["speed"] = {"nps": 7_000}
+    data["stages"][0]["runs"][0]["speed_after"] = {"nps": 18_500}
+    assert names["match_rows"](data).splitlines()[-2].endswith("| 18,500–19,000 |")
+    assert "did not time" not in names["speed_text"](data)
 
 
 def test_an_unfinished_match_lives_beside_the_data_and_leaves_nothing_when_done(

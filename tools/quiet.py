@@ -154,26 +154,34 @@ def speeds_alike(speeds: Sequence[float]) -> bool:
 
 
 def speed_clause(record: dict[str, Any]) -> str:
-    """The book's words for a measurement's machine speed, as a clause: one figure, or the
-    range of its timings (each run's start, and its end where timed) with how many runs were
-    timed and whether the timings agree; "" if none was."""
+    """The book's words for a measurement's machine speed, as a clause: one figure; a run's
+    start and end (only the run that finishes a clock match is timed at its end); or the
+    range over its runs with how many were timed; with whether the timings agree. "" if
+    none was timed."""
     speeds = run_speeds(record)
     if not speeds:
         return ""
-    low, high = min(speeds), max(speeds)
-    figures = f"{low:,}" if low == high else f"{low:,} to {high:,}"
-    clause = f"Sunfish's fixed search ran at {figures} nodes a second there (tools/calibrate.py)"
-    runs = run_count(record)
-    ends = "start and end" if any(run.get("speed_after") for run in runs_of(record)) else "start"
-    if runs == 1:
-        where = f", timed at the match's {ends}" if len(speeds) > 1 else ""
+    clause = "Sunfish's fixed search ran at "
+    runs, recorded = run_count(record), runs_of(record)
+    if runs == 1 and len(speeds) == 2:  # one run, timed at its start and at its end
+        clause += (f"{speeds[0]:,} nodes a second there at the match's start and "
+                   f"{speeds[1]:,} at its end (tools/calibrate.py)")
     else:
-        timed = ("each timed at its" if timed_runs(record) == runs
-                 else f"{timed_runs(record)} of them timed at their")
-        where = f", over {runs} runs, {timed} {ends}"
+        low, high = min(speeds), max(speeds)
+        figures = f"{low:,}" if low == high else f"{low:,} to {high:,}"
+        clause += f"{figures} nodes a second there (tools/calibrate.py)"
+    if runs > 1:
+        started = timed_runs(record)
+        timed = ("each timed at its start" if started == runs
+                 else f"{started} of them timed at {'its' if started == 1 else 'their'} start")
+        ended = sum(1 for run in recorded if run.get("speed_after"))
+        also = ("" if not ended else ", the last also at its end"
+                if ended == 1 and recorded[-1].get("speed_after")
+                else f", {ended} also at {'its' if ended == 1 else 'their'} end")
+        clause += f", over {runs} runs, {timed}{also}"
     agree = ("" if len(speeds) < 2 else ": alike, by the band of no clear difference"
              if speeds_alike(speeds) else ": NOT alike, by the band of no clear difference")
-    return clause + where + agree
+    return clause + agree
 
 
 def previous_runs(path: Path) -> list[dict[str, Any]]:
