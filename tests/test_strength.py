@@ -24,7 +24,7 @@ import pytest
 import elo_matches
 import strength_by_stage
 from cb2026.openings import book_suite
-from compile_engine import missing_compiler
+from compile_engine import ENGINE_MODULES, missing_compiler, source_digests
 from literate.stages import package_folder
 from strength_by_stage import StagePlan
 
@@ -258,6 +258,11 @@ def test_a_tiny_run_its_data_and_its_resume(tmp_path: Path) -> None:
     assert (elo["difference"] is None) == (entry["score_fraction"] in (0.0, 1.0))
     assert entry["conditions"]["lock"] == str(tmp_path / "measure.lock")
     assert {"quiet", "load_before", "cpu"} <= entry["conditions"].keys()
+    # The code of each engine module of the stage (the engine, not its runner).
+    assert {"search.py", "board.py"} <= entry["code_digests"].keys()
+    assert entry["code_digests"] == {
+        name: digest for name, digest in source_digests(package_folder("stage-07-uci")).items()
+        if name.removesuffix(".py") in ENGINE_MODULES}
     # One run, from no games; at fixed nodes the machine's speed is not measured.
     [run] = entry["runs"]
     assert run["games_before"] == 0 and run["finished"]
@@ -391,10 +396,11 @@ def test_the_introduction_draws_every_stage_from_the_data(tmp_path: Path) -> Non
     write_chart_data(tmp_path, stages, [entry["stage"] for entry in stages])
     sentence, [axes], _names = run_intro_cells(tmp_path)
     assert sentence == (
-        "Against sunfish 2026.1 at a clock of 5+0.05, stage 7 scores -12.5 ± 40.0 Elo over "
-        "300 games and stage 8 +55.0 ± 38.0 Elo over 298 games (compiled build); stages 1 "
-        "to 6 cannot play a game yet. From one stage to the next: stage 8 +68 ± 55 Elo, "
-        "resolved."  # 55.0 - -12.5, and the half-widths 40 and 38 added in quadrature
+        "On the scale of sunfish 2026.1 at a clock of 5+0.05, stage 7 scores -12.5 ± 40.0 "
+        "Elo over 300 games and stage 8 +55.0 ± 38.0 Elo over 298 games. Every match played "
+        "cb2026's compiled build. Stages 1 to 6 cannot play a game yet. From one measured "
+        "stage to the next: from 7.1 to 8, +68 ± 55 Elo, resolved."
+        # 55.0 - -12.5, and the half-widths 40 and 38 added in quadrature
     )
     points = [line for line in axes.get_lines() if line.get_marker() == "o"]
     assert [list(point.get_ydata()) for point in points] == [[-12.5], [-12.5], [55.0]]
@@ -509,7 +515,8 @@ def test_the_introduction_gives_each_match_its_machines_speed(
     data = names["strength_data"]
     data["stages"][1]["runs"][1]["speed"] = None
     text = names["speed_text"](data)
-    assert "on the timed runs' machines, alike by chapter 1's band" in text
+    assert ("on the timed runs' machines, within 10% of each other, which the book reads "
+            "as no clear difference (chapter 1)") in text
     assert "1 of the 2 matches did not time the machine of every run" in text
     # A match timed at its end as well: its cell gives both timings, and it counts as timed.
     data["stages"][1]["runs"][1]["speed"] = {"nps": 7_000}
@@ -543,10 +550,13 @@ def test_an_unfinished_match_lives_beside_the_data_and_leaves_nothing_when_done(
     assert strength_by_stage.WORK_FOLDER == strength_by_stage.DATA_FOLDER / "unfinished"
 
 
-def measured(stage: str, difference: float, margin: float, score: float = 0.5) -> dict:
-    """A stage's entry in a data file, with a symmetric 95 % interval."""
+def measured(stage: str, difference: float, margin: float, score: float = 0.5,
+             nps: int = 18_000) -> dict:
+    """A stage's entry in a data file, with a symmetric 95 % interval, its engine's digest
+    (one per stage) and the machine's speed."""
     return {"stage": stage, "elo": elo(difference, margin), "games": 300,
-            "score_fraction": score, "conditions": {"quiet": True}, "build": "compiled"}
+            "score_fraction": score, "build": "compiled", "engine_digest": f"code of {stage}",
+            "conditions": {"quiet": True, "speed": {"nps": nps}}}
 
 
 def test_a_stage_measured_against_the_second_anchor_is_placed_through_a_link(
@@ -566,13 +576,42 @@ def test_a_stage_measured_against_the_second_anchor_is_placed_through_a_link(
         ("o", 0.0), ("o", 100.0), ("s", pytest.approx(200.0))]
     assert ("stage 9 +200.0 ± 67.9 Elo on sunfish's scale, placed from 300 games against "
             "stockfish-1800") in sentence
-    assert ("stage 9 is drawn from the match against stockfish-1800 (Stockfish 15.1) at a "
-            "clock of 5+0.05, which stands +400 ± 55 Elo on this scale by the stage that "
-            "played both (8); that margin is part of its interval.") in sentence
+    assert ("Stage 9 is drawn from its match against stockfish-1800 (Stockfish 15.1) at a "
+            "clock of 5+0.05. That anchor stands +400 ± 55 Elo on this scale, by the stage "
+            "that played both with the same code on a machine of the same speed (8), and that "
+            "margin is part of its interval. With one linking stage nothing yet tests") in sentence
     # Stage 8 against 9: both played Stockfish, where the link plays no part: +100 +/- 55.
-    assert "stage 8 +100 ± 55 Elo, resolved; stage 9 +100 ± 55 Elo, resolved" in sentence
+    assert ("from 7 to 8, +100 ± 55 Elo, resolved; from 8 to 9, +100 ± 55 Elo, "
+            "resolved") in sentence
     labels = [text.get_text() for text in axes.get_legend().get_texts()]
-    assert labels == ["measured against sunfish", "measured against stockfish-1800"]
+    assert labels == ["measured against sunfish", "placed through stockfish-1800"]
+    # The square is drawn in the second anchor's colour, the circles in the first's.
+    assert points[2].get_color() != points[0].get_color() == points[1].get_color()
+
+
+@pytest.mark.parametrize(("change", "why"), [
+    ({"engine_digest": "other code"}, "its engine code changed between the two matches"),
+    ({"conditions": {"quiet": True}}, "the machine's speed was not timed in both matches"),
+    ({"conditions": {"quiet": True, "speed": {"nps": 12_000}}},
+     "the machine ran at different speeds in the two matches"),
+])
+def test_a_stage_links_two_anchors_only_as_one_player_on_one_machine(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, change: dict, why: str) -> None:
+    # Stage 8 played both anchors, but not as the same player on the same machine: its
+    # matches cannot place Stockfish, so stage 9, which played Stockfish only, has no point.
+    stages = [measured("stage-07-uci", 0.0, 39.2), measured("stage-08-tt", 100.0, 39.2, 0.88)]
+    linked = [measured("stage-08-tt", -300.0, 39.2, 0.15) | change,
+              measured("stage-09-pvs", -200.0, 39.2, 0.25)]
+    write_chart_data(tmp_path, stages, ["stage-07-uci", "stage-08-tt", "stage-09-pvs"], linked)
+    sentence, [axes], names = run_intro_cells(tmp_path)
+    assert [line.get_marker() for line in axes.get_lines() if line.get_marker() in ("o", "s")
+            ] == ["o", "o"]
+    assert "placed from" not in sentence
+    monkeypatch.chdir(tmp_path)  # the page's paths are relative to book/
+    text = names["second_anchor_text"](names["strength_data"])
+    assert f"Stage 8 played both anchors but does not link them: {why}." in text
+    assert "So no stage links its results to Sunfish's scale yet" in text
+    assert "so far it has played stages 8 and 9" in text
 
 
 def load_chart_module(monkeypatch: pytest.MonkeyPatch):  # noqa: ANN201 (a module)
@@ -605,6 +644,25 @@ def test_several_links_are_weighed_by_their_precision(
     results = strengthchart.best_results(data, present)
     assert results["stage-09-pvs"]["elo"]["difference"] == pytest.approx(expected - 100)
     assert results["stage-09-pvs"]["anchor"] == "stockfish-1800"
+
+
+def test_a_link_compares_code_not_wording_where_both_matches_recorded_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    strengthchart = load_chart_module(monkeypatch)
+    sunfish = measured("stage-08-tt", 100.0, 39.2) | {"code_digests": {"search.py": "a"}}
+    # A docstring edited between the matches: every byte's digest differs, the code's not.
+    stockfish = measured("stage-08-tt", -300.0, 39.2) | {
+        "engine_digest": "reworded", "code_digests": {"search.py": "a"}}
+    assert strengthchart.link_fault(sunfish, stockfish) == ""
+    stockfish["code_digests"] = {"search.py": "b"}
+    assert strengthchart.link_fault(sunfish, stockfish) == (
+        "its engine code changed between the two matches")
+    # A match from before the code digests were recorded: every byte must agree.
+    del sunfish["code_digests"]
+    assert strengthchart.link_fault(sunfish, stockfish) == (
+        "its engine code changed between the two matches")
+    stockfish["engine_digest"] = sunfish["engine_digest"]
+    assert strengthchart.link_fault(sunfish, stockfish) == ""
 
 
 def test_an_anchor_on_another_clock_is_not_linked(tmp_path: Path) -> None:
@@ -669,7 +727,7 @@ def test_a_lopsided_score_is_drawn_from_the_next_anchor_and_steps_skip_the_link(
     gain = (200 / first**2 + 220 / second**2) / (1 / first**2 + 1 / second**2)
     margin = (1 / first**2 + 1 / second**2) ** -0.5
     assert strengthchart.step_text(rows[0], rows[1]) == (
-        f"stage 8 {gain:+.0f} ± {margin:.0f} Elo, resolved")
+        f"from 7 to 8, {gain:+.0f} ± {margin:.0f} Elo, resolved")
 
 
 def test_an_open_interval_moves_onto_the_scale_with_its_open_end(

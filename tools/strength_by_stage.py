@@ -40,7 +40,10 @@ book/data/strength/ANCHOR) and its own range of stages (ANCHOR_STAGES): Sunfish 
 stages up to 8.1, Stockfish 1800 every stage from 7 on, so that stages 7 to 8.1 play both.
 Once they have, they link the two scales: the book's chart (book/chapters/strengthchart.py)
 places a stage measured against Stockfish 1800 on Sunfish's scale through them, with the
-link's own uncertainty added to the stage's.
+link's own uncertainty added to the stage's. A stage links only if it played both anchors as
+one player on one machine: the same engine digest, and the machine timed at one speed in both
+matches (strengthchart.link_fault); so a stage's code changed since its Sunfish match, or a
+Sunfish match that never timed its machine, means playing that match again.
 
 The engines are compiled with mypyc (tools/compile_engine.py) where a C compiler exists, and
 Sunfish runs in the plain interpreter, so a faster or slower machine, or another Python, need
@@ -86,7 +89,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 
 import elo_matches  # noqa: E402
 import quiet  # noqa: E402
-from compile_engine import ENGINE_MODULES, PACKAGE, missing_compiler  # noqa: E402
+from compile_engine import ENGINE_MODULES, PACKAGE, missing_compiler, source_digests  # noqa: E402
 from elo_matches import ADJUDICATION, STOCKFISH, SUNFISH  # noqa: E402
 from literate.book import chapters  # noqa: E402
 from literate.stages import package_folder  # noqa: E402
@@ -171,6 +174,15 @@ def engine_digest(stage: str) -> str:
         if path.exists():
             digest.update(name.encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()[:16]
+
+
+def code_digests(stage: str) -> dict[str, str]:
+    """The digest of each engine module's code at `stage`, without its comments and
+    docstrings (compile_engine.source_digests): what a link between two anchors compares,
+    so that a change of wording between two matches does not part them."""
+    return {name: digest
+            for name, digest in source_digests(package_folder(stage, ROOT)).items()
+            if name.removesuffix(".py") in ENGINE_MODULES}
 
 
 def answers_go(stage: str) -> bool:
@@ -321,6 +333,7 @@ def stage_entry(stage: str, summary: dict, build: str, conditions: dict) -> dict
         "stage": stage,
         "build": build,
         "engine_digest": engine_digest(stage),
+        "code_digests": code_digests(stage),
         "games": summary["games_played"],
         "wins": summary["wins"],
         "losses": summary["losses"],

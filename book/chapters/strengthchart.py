@@ -5,7 +5,8 @@ from tools/strength_by_stage.py: every stage that can play, against fixed anchor
 The chart's scale is Elo against the first anchor (Sunfish), whose data file is the one named;
 another anchor's file lies in a folder beside it (book/data/strength/stockfish-1800/).
 
-Stages that played two anchors link their scales. Each such stage says how far the second
+Stages that played two anchors link their scales, if they played both with the same engine
+code on a machine timed at the same speed (link_fault). Each such stage says how far the second
 anchor stands above the first: its result against the first minus its result against the
 second. The link is the mean of those estimates weighted by their precision (a normal
 approximation); where they disagree by more than their errors allow, its margin is widened by
@@ -34,10 +35,15 @@ import matplotlib.pyplot as plt
 # An interval's ends and the standard error behind it, as the chapters' match reports read them.
 from matchreport import finite, sigma
 
+# Whether two matches ran on a machine of one speed (tools/quiet.py).
+from quiet import run_speeds, speeds_alike
+
 # Elo: the length of the arrow standing for an open end of an interval.
 OPEN_END = 150
-# Each anchor's marker: the chart's own anchor first, then the linked ones in their order.
+# Each anchor's marker and colour: the chart's own anchor first, then the linked ones in
+# their order.
 MARKERS = ("o", "s", "D", "^")
+COLOURS = ("tab:blue", "tab:orange", "tab:green", "tab:purple")
 # Scores outside this range say little about the Elo: the anchor is too weak or too strong.
 INFORMATIVE_SCORES = (0.1, 0.9)
 
@@ -152,6 +158,32 @@ def place_anchors(data: dict, present: set[str]) -> dict[str, Placement]:
     return placed
 
 
+def link_fault(one: dict, other: dict) -> str:
+    """Why a stage's matches against two anchors cannot link them, or "" if they can. A link
+    takes the stage to be one and the same player in both: the same engine code (the digests
+    strength_by_stage.py records) on a machine timed at the same speed in both matches,
+    since on a clock a faster machine plays stronger."""
+    # The code without its wording where both matches recorded it, else every byte.
+    key = "code_digests" if "code_digests" in one and "code_digests" in other else "engine_digest"
+    if one.get(key) != other.get(key):
+        return "its engine code changed between the two matches"
+    if not (run_speeds(one) and run_speeds(other)):
+        return "the machine's speed was not timed in both matches"
+    if not speeds_alike(run_speeds(one) + run_speeds(other)):
+        return "the machine ran at different speeds in the two matches"
+    return ""
+
+
+def link_faults(data: dict, present: set[str]) -> list[tuple[str, str, str]]:
+    """Every stage that played the chart's own anchor and another but does not link them,
+    as (stage, the other anchor, why not)."""
+    own = own_results(data, present)
+    return [(stage, anchor_of(source), fault)
+            for source in data.get("linked", [])
+            for stage, entry in own_results(source, present).items()
+            if stage in own and (fault := link_fault(own[stage], entry))]
+
+
 def link(source: dict, data: dict, placed: dict[str, Placement],
          present: set[str]) -> Placement | None:
     """Place `source`'s anchor through the first placed anchor that shares finite results
@@ -163,7 +195,8 @@ def link(source: dict, data: dict, placed: dict[str, Placement],
             continue
         base_results = own_results(base_source, present)
         common = [stage for stage in base_results if stage in new_results
-                  and finite(base_results[stage]["elo"]) and finite(new_results[stage]["elo"])]
+                  and finite(base_results[stage]["elo"]) and finite(new_results[stage]["elo"])
+                  and not link_fault(base_results[stage], new_results[stage])]
         if not common:
             continue
         # Stage s scores a = s - base and b = s - anchor, so the anchor stands a - b above the
@@ -287,7 +320,7 @@ def anchor_text(anchor: dict) -> str:
 
 
 def draw_point(axes: plt.Axes, position: int, result: dict, hollow: bool,
-               marker: str = "o", label: str | None = None) -> None:
+               marker: str = "o", label: str | None = None, colour: str = COLOURS[0]) -> None:
     """Draw one stage's Elo with its 95 % interval at `position`; an open end is an arrow."""
     elo = result["elo"]
     lower, upper, point = elo["lower"], elo["upper"], centre(elo)
@@ -295,13 +328,12 @@ def draw_point(axes: plt.Axes, position: int, result: dict, hollow: bool,
     above = 0 if upper is None else upper - point
     # A repeated result is drawn hollow: the same measurement, not a second one.
     axes.errorbar([position], [point], yerr=[[below], [above]], fmt=marker, capsize=4,
-                  color="tab:blue", markerfacecolor="white" if hollow else "tab:blue",
-                  label=label)
+                  color=colour, markerfacecolor="white" if hollow else colour, label=label)
     for bound, direction in ((lower, -1), (upper, 1)):
         if bound is None:  # an open end: an arrow, OPEN_END long, going its way
             axes.annotate("", xy=(position, point + direction * OPEN_END),
                           xytext=(position, point),
-                          arrowprops={"arrowstyle": "->", "color": "tab:blue"})
+                          arrowprops={"arrowstyle": "->", "color": colour})
 
 
 def anchor_records(data: dict) -> dict[str, dict]:
@@ -332,17 +364,19 @@ def draw_chart(rows: list[Row], anchor: dict, span: list[str] | None = None,
         if stage in results:
             result, repeats = results[stage]
             name = result.get("anchor", anchor["name"])
-            marker = MARKERS[order.index(name) % len(MARKERS)] if name in order else MARKERS[0]
-            # With more than one anchor in the chart, the legend tells their markers apart.
+            rank = order.index(name) if name in order else 0
+            # With more than one anchor in the chart, the legend tells their points apart.
             label = None
             if len(used) > 1 and name not in labelled:
                 labelled.add(name)
-                label = f"measured against {name}"
-            draw_point(axes, position, result, hollow=repeats is not None, marker=marker,
-                       label=label)
+                label = (f"measured against {name}" if name == anchor["name"]
+                         else f"placed through {name}")
+            draw_point(axes, position, result, hollow=repeats is not None,
+                       marker=MARKERS[rank % len(MARKERS)], label=label,
+                       colour=COLOURS[rank % len(COLOURS)])
         else:
             missing.append(stage)
-            axes.axvspan(position - 0.4, position + 0.4, color="0.9", zorder=0,
+            axes.axvspan(position - 0.4, position + 0.4, color="0.94", zorder=0,
                          label="no match of its own" if len(missing) == 1 else None)
     axes.set_xticks(range(len(stages)),
                     [point_label(stage, results[stage][1]) if stage in results
@@ -354,8 +388,8 @@ def draw_chart(rows: list[Row], anchor: dict, span: list[str] | None = None,
         axes.legend(loc="best", fontsize="small")
     axes.axhline(0, color="grey", linewidth=0.5)
     axes.set_xlabel("stage")
-    axes.set_ylabel(f"Elo against {anchor['name']}")
-    axes.set_title(f"cb2026 against {anchor_text(anchor)}, 95% intervals")
+    axes.set_ylabel(f"Elo above {anchor['name']}")
+    axes.set_title(f"cb2026 by stage on the scale of {anchor_text(anchor)}, 95% intervals")
     plt.show()
     return missing
 
@@ -366,19 +400,21 @@ def half_width(elo: dict) -> float:
 
 
 def step_text(earlier: Row, later: Row) -> str:
-    """Return the Elo a stage gained on the one before it, and whether the matches resolve it.
+    """Return the Elo a stage gained on the measured stage before it, and whether the matches
+    resolve it: "from 7 to 8, +68 ± 55 Elo, resolved".
 
     Where the two stages played the same anchors, each shared anchor gives one estimate of
     the gain with no link in it, and the estimates are combined by their precision; two
     stages with no anchor in common are compared on the chart's scale, link and all."""
-    (_, before, _), (stage, after, _) = earlier, later
+    (first, before, _), (stage, after, _) = earlier, later
+    ends = f"from {stage_label(first)} to {stage_label(stage)}"
     shared = [(before["directs"][name], after["directs"][name])
               for name in before.get("directs", {}) if name in after.get("directs", {})]
     pairs = [pair for pair in shared if finite(pair[0]) and finite(pair[1])]
     if not pairs:  # no anchor in common: the points as drawn
         pairs = [(before["elo"], after["elo"])]
         if not (finite(before["elo"]) and finite(after["elo"])):
-            return f"stage {stage_label(stage)} not resolved (an interval with an open end)"
+            return f"{ends}, not resolved (an interval with an open end)"
     # Two separate matches: their errors add in quadrature (a normal approximation, with each
     # match's half-width; their own intervals are a little lopsided).
     margins = [math.hypot(half_width(first), half_width(second)) for first, second in pairs]
@@ -387,32 +423,38 @@ def step_text(earlier: Row, later: Row) -> str:
     gain = sum(w * g for w, g in zip(weights, gains, strict=True)) / sum(weights)
     margin = 1 / math.sqrt(sum(weights))
     verdict = "resolved" if abs(gain) > margin else "not resolved by these matches"
-    return f"stage {stage_label(stage)} {gain:+.0f} ± {margin:.0f} Elo, {verdict}"
+    return f"{ends}, {gain:+.0f} ± {margin:.0f} Elo, {verdict}"
 
 
 def link_text(data: dict, rows: list[Row], chapters: Path) -> str:
-    """Return the sentence on the points placed through another anchor, or "" if none is."""
+    """Return the sentences on the points placed through another anchor, or "" if none is."""
     placements = place_anchors(data, set(book_stages(chapters)))
     records = anchor_records(data)
-    parts = []
+    texts = []
     for name, placement in placements.items():
         placed = [stage_label(stage) for stage, result, repeats in rows
                   if repeats is None and result["anchor"] == name and placement.links]
         if not placed:
             continue
-        plural = len(placed) > 1
-        text = (f"stage{'s' if plural else ''} {', '.join(placed)} "
-                f"{'are' if plural else 'is'} drawn from the match"
-                f"{'es' if plural else ''} against {anchor_text(records[name])}, which "
-                f"stands {placement.offset:+.0f} ± {placement.margin:.0f} Elo on this scale "
-                f"by the stage{'s' if len(placement.links) > 1 else ''} that played both "
-                f"({', '.join(stage_label(stage) for stage in placement.links)}); that "
+        plural, links = len(placed) > 1, len(placement.links)
+        listed = f"{', '.join(placed[:-1])} and {placed[-1]}" if plural else placed[0]
+        text = (f"Stage{'s' if plural else ''} {listed} "
+                f"{'are' if plural else 'is'} drawn from {'their' if plural else 'its'} "
+                f"match{'es' if plural else ''} against {anchor_text(records[name])}. That "
+                f"anchor stands {placement.offset:+.0f} ± {placement.margin:.0f} Elo on this "
+                f"scale, by the stage{'s' if links > 1 else ''} that played both with the same "
+                f"code on a machine of the same speed "
+                f"({', '.join(stage_label(stage) for stage in placement.links)}), and that "
                 f"margin is part of {'their intervals' if plural else 'its interval'}")
         if placement.widened_by > 1:
             text += (f", widened {placement.widened_by:.2f} times because the linking "
                      "stages disagree by more than their errors allow")
-        parts.append(text)
-    return "; ".join(parts)
+        if links == 1:
+            text += (". With one linking stage nothing yet tests whether stages differ by "
+                     "as much against either anchor, which the placing assumes: the margin "
+                     "covers the matches' sampling error, not that assumption")
+        texts.append(text + ".")
+    return " ".join(texts)
 
 
 def match_text(stage: str, result: dict, scale: str) -> str:
@@ -427,44 +469,66 @@ def match_text(stage: str, result: dict, scale: str) -> str:
             f"{result['anchor']}")
 
 
+def unmeasured_between(span: list[str], earlier: str, later: str,
+                       measured: set[str]) -> list[str]:
+    """The stages of `span` strictly between two stages that have no result of their own."""
+    if earlier not in span or later not in span:
+        return []
+    inside = span[span.index(earlier) + 1:span.index(later)]
+    return [stage for stage in inside if stage not in measured]
+
+
 def strength_chart(data: dict, chapters: Path, span: list[str] | None = None) -> str:
-    """Draw the chart of the data (every stage of `span`, if given); return the sentence
-    that sums it up."""
+    """Draw the chart of the data (every stage of `span`, if given); return the sentences
+    that sum it up."""
     rows = chart_rows(data, chapters)
     if not rows:
         return "No stage has been measured yet: run `make strength`."
     draw_chart(rows, data["anchor"], span, anchor_records(data))
     scale = anchor_of(data)
     (first_stage, first, _), (last_stage, last, _) = rows[0], rows[-1]
-    sentence = (f"Against {anchor_text(data['anchor'])}, stage {stage_label(first_stage)} "
-                f"scores {match_text(first_stage, first, scale)}")
+    sentences = [f"On the scale of {anchor_text(data['anchor'])}, stage "
+                 f"{stage_label(first_stage)} scores {match_text(first_stage, first, scale)}"]
     if last is not first:  # a last stage that repeats the first adds nothing
-        sentence += f" and stage {stage_label(last_stage)} {match_text(last_stage, last, scale)}"
+        sentences[0] += (f" and stage {stage_label(last_stage)} "
+                         f"{match_text(last_stage, last, scale)}")
     matches = [entry for _stage, _anchor, entry in every_match(data, chapters)]
     builds = sorted({entry.get("build", "unrecorded") for entry in matches})
-    sentence += f" ({' and '.join(builds)} build)"
+    sentences.append(f"Every match played cb2026's {builds[0]} build" if len(builds) == 1
+                     else f"The matches played cb2026's {' and '.join(builds)} builds")
     if data["not_playing"]:
-        sentence += (f"; stages {stage_label(data['not_playing'][0])} to "
-                     f"{stage_label(data['not_playing'][-1])} cannot play a game yet")
+        sentences.append(f"Stages {stage_label(data['not_playing'][0])} to "
+                         f"{stage_label(data['not_playing'][-1])} cannot play a game yet")
     linked = link_text(data, rows, chapters)
     if linked:
-        sentence += "; " + linked
-    steps = [step_text(earlier, later) for earlier, later in zip(rows, rows[1:], strict=False)
-             if later[2] is None]  # a repeated result is no step
+        sentences.append(linked.removesuffix("."))
+    measured = {stage for stage, _result, _repeats in rows}
+    steps = []
+    for earlier, later in zip(rows, rows[1:], strict=False):
+        if later[2] is not None:
+            continue
+        step = step_text(earlier, later)
+        gap = unmeasured_between(span or [], earlier[0], later[0], measured)
+        if gap:
+            one = len(gap) == 1
+            step += (f" (stage{'' if one else 's'} {stage_label(gap[0])}"
+                     f"{'' if one else ' to ' + stage_label(gap[-1])} between them "
+                     f"{'is' if one else 'are'} not measured yet)")
+        steps.append(step)
     if steps:
-        sentence += ". From one stage to the next: " + "; ".join(steps)
+        sentences.append("From one measured stage to the next: " + "; ".join(steps))
     if not all(entry["conditions"]["quiet"] for entry in matches):
-        sentence += " (not all measured on a quiet machine)"
+        sentences[-1] += " (not all measured on a quiet machine)"
     # Near all wins or all losses a score says little about the Elo: the anchor is outgrown.
     low, high = INFORMATIVE_SCORES
     lopsided = [f"{stage_label(stage)} (against {result['anchor']})"
                 for stage, result, repeats in rows
                 if repeats is None and not low <= result["score_fraction"] <= high]
     if lopsided:
-        sentence += (f". Stage{'s' if len(lopsided) > 1 else ''} {', '.join(lopsided)} "
-                     f"scored outside {low:.0%}-{high:.0%}, where a score says little about "
-                     "the Elo: an anchor nearer its strength is needed there")
+        sentences.append(f"Stage{'s' if len(lopsided) > 1 else ''} {', '.join(lopsided)} "
+                         f"scored outside {low:.0%}-{high:.0%}, where a score says little "
+                         "about the Elo: an anchor nearer its strength is needed there")
     if data.get("unlinked"):
-        sentence += (f". Not charted: the matches in book/data/strength/"
-                     f"{', '.join(data['unlinked'])}, measured on another clock or build")
-    return sentence + "."
+        sentences.append(f"Not charted: the matches in book/data/strength/"
+                         f"{', '.join(data['unlinked'])}, measured on another clock or build")
+    return ". ".join(sentences) + "."
