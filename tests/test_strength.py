@@ -399,7 +399,7 @@ def test_the_introduction_draws_every_stage_from_the_data(tmp_path: Path) -> Non
         "On the scale of sunfish 2026.1 at a clock of 5+0.05, stage 7 scores -12.5 ± 40.0 "
         "Elo over 300 games and stage 8 +55.0 ± 38.0 Elo over 298 games. Every match played "
         "cb2026's compiled build. Stages 1 to 6 cannot play a game yet. From one measured "
-        "stage to the next: from 7.1 to 8, +68 ± 55 Elo, resolved."
+        "stage to the next: from 7 to 8, +68 ± 55 Elo, resolved."
         # 55.0 - -12.5, and the half-widths 40 and 38 added in quadrature
     )
     points = [line for line in axes.get_lines() if line.get_marker() == "o"]
@@ -574,12 +574,13 @@ def test_a_stage_measured_against_the_second_anchor_is_placed_through_a_link(
     points = [line for line in axes.get_lines() if line.get_marker() in ("o", "s")]
     assert [(line.get_marker(), *line.get_ydata()) for line in points] == [
         ("o", 0.0), ("o", 100.0), ("s", pytest.approx(200.0))]
-    assert ("stage 9 +200.0 ± 67.9 Elo on sunfish's scale, placed from 300 games against "
+    assert ("stage 9 +200.0 ± 67.9 Elo, placed from 300 games against "
             "stockfish-1800") in sentence
     assert ("Stage 9 is drawn from its match against stockfish-1800 (Stockfish 15.1) at a "
             "clock of 5+0.05. That anchor stands +400 ± 55 Elo on this scale, by the stage "
-            "that played both with the same code on a machine of the same speed (8), and that "
-            "margin is part of its interval. With one linking stage nothing yet tests") in sentence
+            "that played both with the same code on machines timed within 10% of each other "
+            "(8), and that margin is part of its interval. With one linking stage nothing yet "
+            "tests") in sentence
     # Stage 8 against 9: both played Stockfish, where the link plays no part: +100 +/- 55.
     assert ("from 7 to 8, +100 ± 55 Elo, resolved; from 8 to 9, +100 ± 55 Elo, "
             "resolved") in sentence

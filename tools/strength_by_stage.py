@@ -41,8 +41,9 @@ stages up to 8.1, Stockfish 1800 every stage from 7 on, so that stages 7 to 8.1 
 Once they have, they link the two scales: the book's chart (book/chapters/strengthchart.py)
 places a stage measured against Stockfish 1800 on Sunfish's scale through them, with the
 link's own uncertainty added to the stage's. A stage links only if it played both anchors as
-one player on one machine: the same engine digest, and the machine timed at one speed in both
-matches (strengthchart.link_fault); so a stage's code changed since its Sunfish match, or a
+one player on one machine: the same engine code (the code digests where both entries have
+them, else the engine digest), and machines timed alike in both matches
+(strengthchart.link_fault); so a stage's code changed since its Sunfish match, or a
 Sunfish match that never timed its machine, means playing that match again.
 
 The engines are compiled with mypyc (tools/compile_engine.py) where a C compiler exists, and

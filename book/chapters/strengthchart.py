@@ -5,17 +5,17 @@ from tools/strength_by_stage.py: every stage that can play, against fixed anchor
 The chart's scale is Elo against the first anchor (Sunfish), whose data file is the one named;
 another anchor's file lies in a folder beside it (book/data/strength/stockfish-1800/).
 
-Stages that played two anchors link their scales, if they played both with the same engine
-code on a machine timed at the same speed (link_fault). Each such stage says how far the second
-anchor stands above the first: its result against the first minus its result against the
-second. The link is the mean of those estimates weighted by their precision (a normal
-approximation); where they disagree by more than their errors allow, its margin is widened by
-the Birge ratio, the square root of their chi-square over its degrees of freedom. A stage
-is drawn from the chart's own anchor while its score there is between 10 and 90 %, where a
-score still says something about the Elo, and otherwise through the next anchor that has such
-a result: at that result plus the link, its interval widened by the link's margin. A step
-from one stage to the next comes from the two stages' results against the same anchor where
-they share one (both anchors' together if they share both), so the link plays no part in it.
+Stages that played two anchors link their scales, if they played both with the same engine code
+on machines timed alike (link_fault). Each such stage says how far the second anchor stands
+above the first: its result against the first minus its result against the second. The link is
+the mean of those estimates weighted by their precision (a normal approximation); where they
+scatter more than their errors alone lead one to expect, its margin is widened by the Birge
+ratio, the square root of their chi-square over its degrees of freedom. A stage is drawn from
+the chart's own anchor while its score there is between 10 and 90 %, where a score still says
+something about the Elo, and otherwise through the next anchor that has such a result: at that
+result plus the link, its interval widened by the link's margin. A step from one stage to the
+next comes from the two stages' results against the same anchor where they share one (both
+anchors' together if they share both), so the link plays no part in it.
 
 A stage that changes no engine code repeats the result of the stage before it; a stage with
 no match of its own (it cannot play a game yet, or its match is not played) has no point, and
@@ -36,7 +36,7 @@ import matplotlib.pyplot as plt
 from matchreport import finite, sigma
 
 # Whether two matches ran on a machine of one speed (tools/quiet.py).
-from quiet import run_speeds, speeds_alike
+from quiet import NO_CLEAR_DIFFERENCE, run_speeds, speeds_alike
 
 # Elo: the length of the arrow standing for an open end of an interval.
 OPEN_END = 150
@@ -161,8 +161,8 @@ def place_anchors(data: dict, present: set[str]) -> dict[str, Placement]:
 def link_fault(one: dict, other: dict) -> str:
     """Why a stage's matches against two anchors cannot link them, or "" if they can. A link
     takes the stage to be one and the same player in both: the same engine code (the digests
-    strength_by_stage.py records) on a machine timed at the same speed in both matches,
-    since on a clock a faster machine plays stronger."""
+    strength_by_stage.py records) on machines timed alike (quiet.speeds_alike) in both
+    matches, since on a clock a faster machine plays stronger."""
     # The code without its wording where both matches recorded it, else every byte.
     key = "code_digests" if "code_digests" in one and "code_digests" in other else "engine_digest"
     if one.get(key) != other.get(key):
@@ -443,12 +443,12 @@ def link_text(data: dict, rows: list[Row], chapters: Path) -> str:
                 f"match{'es' if plural else ''} against {anchor_text(records[name])}. That "
                 f"anchor stands {placement.offset:+.0f} ± {placement.margin:.0f} Elo on this "
                 f"scale, by the stage{'s' if links > 1 else ''} that played both with the same "
-                f"code on a machine of the same speed "
+                f"code on machines timed within {NO_CLEAR_DIFFERENCE[1] - 1:.0%} of each other "
                 f"({', '.join(stage_label(stage) for stage in placement.links)}), and that "
                 f"margin is part of {'their intervals' if plural else 'its interval'}")
         if placement.widened_by > 1:
             text += (f", widened {placement.widened_by:.2f} times because the linking "
-                     "stages disagree by more than their errors allow")
+                     "stages scatter more than their errors alone lead one to expect")
         if links == 1:
             text += (". With one linking stage nothing yet tests whether stages differ by "
                      "as much against either anchor, which the placing assumes: the margin "
@@ -459,14 +459,13 @@ def link_text(data: dict, rows: list[Row], chapters: Path) -> str:
 
 def match_text(stage: str, result: dict, scale: str) -> str:
     """Return "+55.0 ± 38.0 Elo over 298 games"; for a point placed through another anchor,
-    "+200.0 ± 67.9 Elo on sunfish's scale, placed from 300 games against stockfish-1800"."""
+    "+200.0 ± 67.9 Elo, placed from 300 games against stockfish-1800"."""
     # The sentence's steps and link say "±"; the runner's own text says "+/-".
     text = result["elo"]["text"].replace("+/-", "±")
     if result["anchor"] == scale:
         return f"{text} Elo over {result['games']} games"
     # The figure is on the chart's scale, not against the anchor that was played.
-    return (f"{text} Elo on {scale}'s scale, placed from {result['games']} games against "
-            f"{result['anchor']}")
+    return f"{text} Elo, placed from {result['games']} games against {result['anchor']}"
 
 
 def unmeasured_between(span: list[str], earlier: str, later: str,
@@ -504,9 +503,8 @@ def strength_chart(data: dict, chapters: Path, span: list[str] | None = None) ->
         sentences.append(linked.removesuffix("."))
     measured = {stage for stage, _result, _repeats in rows}
     steps = []
-    for earlier, later in zip(rows, rows[1:], strict=False):
-        if later[2] is not None:
-            continue
+    own_rows = [row for row in rows if row[2] is None]  # a repeated result is no step
+    for earlier, later in zip(own_rows, own_rows[1:], strict=False):
         step = step_text(earlier, later)
         gap = unmeasured_between(span or [], earlier[0], later[0], measured)
         if gap:
