@@ -33,7 +33,7 @@ from statistics import NormalDist
 import matplotlib.pyplot as plt
 
 # An interval's ends and the standard error behind it, as the chapters' match reports read them.
-from matchreport import finite, sigma
+from matchreport import finite, joined, sigma
 
 # Whether two matches ran on a machine of one speed (tools/quiet.py).
 from quiet import NO_CLEAR_DIFFERENCE, run_speeds, speeds_alike
@@ -437,14 +437,13 @@ def link_text(data: dict, rows: list[Row], chapters: Path) -> str:
         if not placed:
             continue
         plural, links = len(placed) > 1, len(placement.links)
-        listed = f"{', '.join(placed[:-1])} and {placed[-1]}" if plural else placed[0]
-        text = (f"Stage{'s' if plural else ''} {listed} "
+        text = (f"Stage{'s' if plural else ''} {joined(placed)} "
                 f"{'are' if plural else 'is'} drawn from {'their' if plural else 'its'} "
                 f"match{'es' if plural else ''} against {anchor_text(records[name])}. That "
                 f"anchor stands {placement.offset:+.0f} ± {placement.margin:.0f} Elo on this "
                 f"scale, by the stage{'s' if links > 1 else ''} that played both with the same "
                 f"code on machines timed within {NO_CLEAR_DIFFERENCE[1] - 1:.0%} of each other "
-                f"({', '.join(stage_label(stage) for stage in placement.links)}), and that "
+                f"({joined([stage_label(stage) for stage in placement.links])}), and that "
                 f"margin is part of {'their intervals' if plural else 'its interval'}")
         if placement.widened_by > 1:
             text += (f", widened {placement.widened_by:.2f} times because the linking "
