@@ -7,6 +7,7 @@ passes on a busy machine (a fixed-node match never refuses for load).
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import json
 import math
@@ -25,6 +26,7 @@ import elo_matches
 import strength_by_stage
 from cb2026.openings import book_suite
 from compile_engine import ENGINE_MODULES, missing_compiler, source_digests
+from literate.book import chapters
 from literate.stages import package_folder
 from strength_by_stage import StagePlan
 
@@ -258,11 +260,12 @@ def test_a_tiny_run_its_data_and_its_resume(tmp_path: Path) -> None:
     assert (elo["difference"] is None) == (entry["score_fraction"] in (0.0, 1.0))
     assert entry["conditions"]["lock"] == str(tmp_path / "measure.lock")
     assert {"quiet", "load_before", "cpu"} <= entry["conditions"].keys()
-    # The code of each engine module of the stage (the engine, not its runner).
+    # The code of each engine module of the stage: at stage 7, the last before the match
+    # runner, every module but the package's two small files (its docstring, `-m`'s entry).
+    every_module = source_digests(package_folder("stage-07-uci"))
     assert {"search.py", "board.py"} <= entry["code_digests"].keys()
-    assert entry["code_digests"] == {
-        name: digest for name, digest in source_digests(package_folder("stage-07-uci")).items()
-        if name.removesuffix(".py") in ENGINE_MODULES}
+    assert entry["code_digests"] == {name: digest for name, digest in every_module.items()
+                                     if name not in ("__init__.py", "__main__.py")}
     # One run, from no games; at fixed nodes the machine's speed is not measured.
     [run] = entry["runs"]
     assert run["games_before"] == 0 and run["finished"]
@@ -304,6 +307,42 @@ def test_a_tiny_run_its_data_and_its_resume(tmp_path: Path) -> None:
     # The run that resumed found the games its journal held (the one before it left no
     # record of its own: the runner was started without the tool).
     assert [run["games_before"] for run in entry["runs"]] == [2]
+
+
+def test_the_engine_is_what_its_command_loop_imports(tmp_path: Path) -> None:
+    package = tmp_path / "cb2026"
+    package.mkdir()
+    sources = {
+        "cli": "import cb2026.search\nfrom cb2026.limits import Limits\n",
+        "search": "def go() -> None:\n    from cb2026 import parallel  # inside a function\n",
+        "limits": "from .move import Move\nLimits = int\n",  # relative, inside the package
+        "move": "Move = int\n",
+        "parallel": "from cb2026.search import go\n",  # back to a module already found
+        "match": "from cb2026.cli import main\n",  # the runner imports the engine, not back
+        "tuning": "import numpy\n",
+    }
+    for name, source in sources.items():
+        (package / f"{name}.py").write_text(source)
+    assert strength_by_stage.engine_modules(package) == [
+        "cli", "limits", "move", "parallel", "search"]
+
+
+def test_until_stage_16_the_engine_is_the_compiled_modules_and_its_digest_unchanged() -> None:
+    # Until stage 16 the command loop imports exactly the modules the compiled build
+    # compiles, and the digest takes them in that order, as it did before it followed the
+    # imports: so the digests that matches recorded then still compare with today's.
+    stages = [chapter.stage_id for chapter in chapters(ROOT)
+              if [7] <= strength_by_stage.stage_number(chapter.stage_id) < [16]]
+    assert stages[0] == "stage-07-uci"
+    for stage in stages:
+        folder = package_folder(stage) / "cb2026"
+        compiled = [name for name in ENGINE_MODULES if (folder / f"{name}.py").exists()]
+        assert strength_by_stage.engine_modules(folder) == sorted(compiled), stage
+    digest = hashlib.sha256()
+    for name in compiled:  # the last stage's, in ENGINE_MODULES's order
+        digest.update(name.encode() + b"\0" + (folder / f"{name}.py").read_bytes())
+    assert strength_by_stage.engine_digest(stages[-1]) == digest.hexdigest()[:16]
+    assert strength_by_stage.stage_code(stages[-1])["engine_digest"] == digest.hexdigest()[:16]
 
 
 def test_a_clock_match_times_the_machine_at_its_start_and_end(tmp_path: Path) -> None:
@@ -392,7 +431,8 @@ def write_chart_data(book: Path, stages: list[dict], chapters: list[str],
 
 def test_the_introduction_draws_every_stage_from_the_data(tmp_path: Path) -> None:
     repeat = {"stage": "stage-07.1-matches", "same_engine_as": "stage-07-uci"}
-    stages = [STAGE_7, repeat, STAGE_8]
+    timed = {"conditions": {"quiet": True, "speed": {"nps": 18_000}}}  # so the step compares
+    stages = [STAGE_7 | timed, repeat, STAGE_8 | timed]
     write_chart_data(tmp_path, stages, [entry["stage"] for entry in stages])
     sentence, [axes], _names = run_intro_cells(tmp_path)
     assert sentence == (
@@ -408,6 +448,40 @@ def test_the_introduction_draws_every_stage_from_the_data(tmp_path: Path) -> Non
     faces = [point.get_markerfacecolor() for point in points]
     assert faces[1] == "white" and faces[0] == faces[2] != "white"
     assert [label.get_text() for label in axes.get_xticklabels()] == ["7", "7.1 = 7", "8"]
+
+
+def test_the_chart_names_a_match_whose_engine_has_changed_since(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    today = strength_by_stage.stage_code("stage-07-uci")
+    assert {"search.py", "cli.py"} <= today["code_digests"].keys()
+    repeat = {"stage": "stage-07.1-matches", "same_engine_as": "stage-07-uci"}
+    stages = [measured("stage-07-uci", 0.0, 39.2) | today, repeat,
+              measured("stage-08-tt", 50.0, 39.2) | strength_by_stage.stage_code("stage-08-tt")]
+    write_chart_data(tmp_path, stages, ["stage-07-uci", "stage-07.1-matches", "stage-08-tt"])
+    strengthchart = load_chart_module(monkeypatch)
+    data = strengthchart.load_strength(tmp_path / "data" / "strength" / "by-stage.json")
+    chapters_folder = tmp_path / "chapters"
+    code_today = strength_by_stage.stage_code
+    assert strengthchart.stale_text(data, chapters_folder, code_today) == ""
+    # Stage 7's match with a module's code changed: its point, the point of 7.1 that repeats
+    # it and the step to 8 stand for another engine.
+    changed = today["code_digests"] | {"search.py": "other code"}
+    data["stages"][0]["code_digests"] = changed
+    assert strengthchart.stale_text(data, chapters_folder, code_today) == (
+        "The match of stage 7 against sunfish played an engine whose code has changed since, "
+        "so its point stands for that earlier engine. Stage 7.1's point repeats stage 7's, "
+        "and so stands for the same engine. The step from 7 to 8 under the chart compares "
+        "such a match. `python tools/strength_by_stage.py --anchor sunfish --only "
+        "stage-07-uci --wait` plays it again with the book's code (not with `--resume`, "
+        "which skips a stage already recorded).")
+    # A change of wording alone leaves the code digests as they are; a match that recorded
+    # only the digest of every byte cannot tell wording from code.
+    data["stages"][0] = stages[0] | {"engine_digest": "reworded"}
+    assert strengthchart.stale_text(data, chapters_folder, code_today) == ""
+    del data["stages"][0]["code_digests"]
+    assert strengthchart.stale_text(data, chapters_folder, code_today).startswith(
+        "The match of stage 7 against sunfish played an engine whose modules have changed "
+        "since, in code or perhaps in wording only (it recorded no digest of the code alone)")
 
 
 def test_a_snapshot_charts_only_its_own_stages(tmp_path: Path) -> None:
@@ -592,7 +666,7 @@ def test_a_stage_measured_against_the_second_anchor_is_placed_through_a_link(
 
 @pytest.mark.parametrize(("change", "why"), [
     ({"engine_digest": "other code"}, "its engine code changed between the two matches"),
-    ({"conditions": {"quiet": True}}, "the machine's speed was not timed in both matches"),
+    ({"conditions": {"quiet": True}}, "one of the two matches did not time the machine"),
     ({"conditions": {"quiet": True, "speed": {"nps": 12_000}}},
      "the machine ran at different speeds in the two matches"),
 ])
@@ -729,6 +803,42 @@ def test_a_lopsided_score_is_drawn_from_the_next_anchor_and_steps_skip_the_link(
     margin = (1 / first**2 + 1 / second**2) ** -0.5
     assert strengthchart.step_text(rows[0], rows[1]) == (
         f"from 7 to 8, {gain:+.0f} ± {margin:.0f} Elo, resolved")
+
+
+def test_a_step_compares_only_matches_on_a_machine_timed_alike(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Stages 7 and 8 played both anchors; against Sunfish on a machine a third slower in
+    # stage 8's match, against Stockfish on one speed. The step takes Stockfish's pair alone.
+    stages = [measured("stage-07-uci", 0.0, 30.0), measured("stage-08-tt", 200.0, 30.0,
+                                                            nps=12_000)]
+    linked = [measured("stage-07-uci", -400.0, 40.0), measured("stage-08-tt", -180.0, 40.0)]
+    write_chart_data(tmp_path, stages, ["stage-07-uci", "stage-08-tt"], linked)
+    strengthchart = load_chart_module(monkeypatch)
+    path = tmp_path / "data" / "strength" / "by-stage.json"
+    rows = strengthchart.chart_rows(strengthchart.load_strength(path), tmp_path / "chapters")
+    assert strengthchart.step_text(rows[0], rows[1]) == (
+        f"from 7 to 8, +220 ± {math.hypot(40, 40):.0f} Elo, resolved")
+    # With Sunfish's matches alone, nothing compares: the step says why, and the points'
+    # own matches are no way round it.
+    write_chart_data(tmp_path / "one", stages, ["stage-07-uci", "stage-08-tt"])
+    data = strengthchart.load_strength(tmp_path / "one" / "data" / "strength" / "by-stage.json")
+    rows = strengthchart.chart_rows(data, tmp_path / "one" / "chapters")
+    assert strengthchart.step_text(rows[0], rows[1]) == (
+        "from 7 to 8, not compared, since the machine ran at different speeds in the two "
+        "matches")
+    untimed = [entry | {"conditions": {"quiet": True}} for entry in stages]
+    write_chart_data(tmp_path / "two", untimed, ["stage-07-uci", "stage-08-tt"])
+    data = strengthchart.load_strength(tmp_path / "two" / "data" / "strength" / "by-stage.json")
+    rows = strengthchart.chart_rows(data, tmp_path / "two" / "chapters")
+    assert strengthchart.step_text(rows[0], rows[1]) == (
+        "from 7 to 8, not compared, since neither match timed the machine")
+    untimed[1] = stages[1] | {"conditions": {"quiet": True, "speed": {"nps": 12_000}}}
+    write_chart_data(tmp_path / "three", untimed, ["stage-07-uci", "stage-08-tt"])
+    data = strengthchart.load_strength(
+        tmp_path / "three" / "data" / "strength" / "by-stage.json")
+    rows = strengthchart.chart_rows(data, tmp_path / "three" / "chapters")
+    assert strengthchart.step_text(rows[0], rows[1]) == (
+        "from 7 to 8, not compared, since stage 7's match did not time the machine")
 
 
 def test_an_open_interval_moves_onto_the_scale_with_its_open_end(

@@ -70,6 +70,7 @@ and `--interpreted` are for trials and tests only.
 from __future__ import annotations
 
 import argparse
+import ast
 import functools
 import hashlib
 import importlib.metadata
@@ -166,24 +167,78 @@ def engine_command(stage: str, interpreted: bool) -> tuple[str, str]:
     return elo_matches.engine_command(stage, "interpreted" if interpreted else "compiled")
 
 
+def engine_modules(package: Path) -> list[str]:
+    """The modules the engine in `package` (a folder holding cb2026's modules) runs: the
+    command loop (cli.py) and every module of the package it imports, directly or through
+    another, in name order. Following the imports, rather than naming the modules, takes in
+    those the compiled build leaves to the interpreter (parallel.py, from stage 16) and
+    leaves out the match runner and the tuner."""
+    found: set[str] = set()
+    waiting = ["cli"]
+    while waiting:
+        name = waiting.pop()
+        path = package / f"{name}.py"
+        if name in found or not path.exists():
+            continue
+        found.add(name)
+        waiting.extend(imported_modules(path.read_text()))
+    return sorted(found)
+
+
+def imported_modules(source: str) -> list[str]:
+    """The modules of the package that `source` imports, wherever the import stands."""
+    names: list[str] = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom):
+            # `from .search import go` is `from cb2026.search import go` inside the package.
+            parts = ([PACKAGE] if node.level == 1 else []) + (node.module or "").split(".")
+            parts = [part for part in parts if part]
+            if parts[:1] == [PACKAGE] and len(parts) > 1:
+                names.append(parts[1])
+            elif parts == [PACKAGE]:  # from cb2026 import search; from . import search
+                names.extend(alias.name for alias in node.names)
+        elif isinstance(node, ast.Import):
+            names.extend(alias.name.split(".")[1] for alias in node.names
+                         if alias.name.startswith(f"{PACKAGE}."))
+    return names
+
+
 def engine_digest(stage: str) -> str:
-    """A digest of the engine modules of `stage` (not the match runner beside them)."""
-    folder = package_folder(stage, ROOT) / PACKAGE
+    """A digest of the engine modules of `stage`, every byte (not the match runner)."""
+    return bytes_digest(package_folder(stage, ROOT) / PACKAGE)
+
+
+def bytes_digest(package: Path) -> str:
+    """A digest of every byte of the engine modules in `package`. The compiled ones go in
+    first, in the order of compile_engine.ENGINE_MODULES, the others after them: so the
+    digests recorded before stage 16 brought an interpreted engine module stay as they were."""
+    modules = engine_modules(package)
+    ordered = ([name for name in ENGINE_MODULES if name in modules]
+               + [name for name in modules if name not in ENGINE_MODULES])
     digest = hashlib.sha256()
-    for name in ENGINE_MODULES:
-        path = folder / f"{name}.py"
-        if path.exists():
-            digest.update(name.encode() + b"\0" + path.read_bytes())
+    for name in ordered:
+        digest.update(name.encode() + b"\0" + (package / f"{name}.py").read_bytes())
     return digest.hexdigest()[:16]
 
 
-def code_digests(stage: str) -> dict[str, str]:
-    """The digest of each engine module's code at `stage`, without its comments and
-    docstrings (compile_engine.source_digests): what a link between two anchors compares,
-    so that a change of wording between two matches does not part them."""
-    return {name: digest
-            for name, digest in source_digests(package_folder(stage, ROOT)).items()
-            if name.removesuffix(".py") in ENGINE_MODULES}
+@functools.cache
+def recorded_code(stage: str) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """The digest of every byte of `stage`'s engine, and of each module's code without its
+    comments and docstrings (compile_engine.source_digests), which a link between two
+    anchors compares so that a change of wording between two matches does not part them.
+    Kept for the process: the first call fixes the code a match records."""
+    folder = package_folder(stage, ROOT)
+    modules = engine_modules(folder / PACKAGE)
+    code = tuple((name, digest) for name, digest in source_digests(folder).items()
+                 if name.removesuffix(".py") in modules)
+    return bytes_digest(folder / PACKAGE), code
+
+
+def stage_code(stage: str) -> dict[str, object]:
+    """The digests of the engine of `stage` that a match records (recorded_code), as a
+    fresh record."""
+    engine, code = recorded_code(stage)
+    return {"engine_digest": engine, "code_digests": dict(code)}
 
 
 def answers_go(stage: str) -> bool:
@@ -333,8 +388,7 @@ def stage_entry(stage: str, summary: dict, build: str, conditions: dict) -> dict
     return {
         "stage": stage,
         "build": build,
-        "engine_digest": engine_digest(stage),
-        "code_digests": code_digests(stage),
+        **stage_code(stage),
         "games": summary["games_played"],
         "wins": summary["wins"],
         "losses": summary["losses"],
@@ -377,6 +431,7 @@ def finished(data: dict, stage: str, games: int) -> bool:
 def play_stage(stage: str, options: argparse.Namespace) -> dict | None:
     """Play `stage` against the anchor under the measurement lock; return its entry."""
     command, build = engine_command(stage, options.interpreted)
+    stage_code(stage)  # the engine's digests as the match starts, for its entry at the end
     on_clock = not options.nodes
     print(f"{stage}: {build} engine against {options.anchor}, {games_for(stage, options)} games, "
           f"{' '.join(limit_arguments(options))}", flush=True)

@@ -15,7 +15,8 @@ the chart's own anchor while its score there is between 10 and 90 %, where a sco
 something about the Elo, and otherwise through the next anchor that has such a result: at that
 result plus the link, its interval widened by the link's margin. A step from one stage to the
 next comes from the two stages' results against the same anchor where they share one (both
-anchors' together if they share both), so the link plays no part in it.
+anchors' together if they share both), so the link plays no part in it; and only from matches
+on a machine timed alike, else the step is not compared.
 
 A stage that changes no engine code repeats the result of the stage before it; a stage with
 no match of its own (it cannot play a game yet, or its match is not played) has no point, and
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from statistics import NormalDist
@@ -163,12 +165,26 @@ def link_fault(one: dict, other: dict) -> str:
     takes the stage to be one and the same player in both: the same engine code (the digests
     strength_by_stage.py records) on machines timed alike (quiet.speeds_alike) in both
     matches, since on a clock a faster machine plays stronger."""
-    # The code without its wording where both matches recorded it, else every byte.
-    key = "code_digests" if "code_digests" in one and "code_digests" in other else "engine_digest"
-    if one.get(key) != other.get(key):
+    if not same_code(one, other):
         return "its engine code changed between the two matches"
-    if not (run_speeds(one) and run_speeds(other)):
-        return "the machine's speed was not timed in both matches"
+    return machine_fault(one, other)
+
+
+def same_code(one: dict, other: dict) -> bool:
+    """True if two records (a match's entry, or a stage's digests today) name the same engine
+    code: without its wording where both recorded it, else every byte."""
+    key = "code_digests" if "code_digests" in one and "code_digests" in other else "engine_digest"
+    return one.get(key) == other.get(key)
+
+
+def machine_fault(one: dict, other: dict) -> str:
+    """Why two matches did not run on one machine as far as their timings tell, or "": both
+    timed it, at speeds alike (quiet.speeds_alike). On a clock a faster machine plays
+    stronger, so two matches compare only on machines timed alike."""
+    untimed = [record for record in (one, other) if not run_speeds(record)]
+    if untimed:
+        return ("neither match timed the machine" if len(untimed) == 2
+                else "one of the two matches did not time the machine")
     if not speeds_alike(run_speeds(one) + run_speeds(other)):
         return "the machine ran at different speeds in the two matches"
     return ""
@@ -261,7 +277,7 @@ def best_results(data: dict, present: set[str]) -> dict[str, dict]:
             continue
         for stage, entry in own_results(source, present).items():
             candidates.setdefault(stage, []).append(on_scale(entry, placement))
-            directs.setdefault(stage, {})[placement.anchor] = entry["elo"]
+            directs.setdefault(stage, {})[placement.anchor] = entry | {"anchor": placement.anchor}
     chosen = {}
     for stage, results in candidates.items():
         useful = [result for result in results if informative(result)]
@@ -399,22 +415,47 @@ def half_width(elo: dict) -> float:
     return (elo["upper"] - elo["lower"]) / 2
 
 
-def step_text(earlier: Row, later: Row) -> str:
-    """Return the Elo a stage gained on the measured stage before it, and whether the matches
-    resolve it: "from 7 to 8, +68 ± 55 Elo, resolved".
+def step_pairs(before: dict, after: dict) -> tuple[list[tuple[dict, dict]], str]:
+    """Return the pairs of matches (each naming its stage and anchor) that compare two
+    stages' results, or no pair and why not.
 
-    Where the two stages played the same anchors, each shared anchor gives one estimate of
-    the gain with no link in it, and the estimates are combined by their precision; two
-    stages with no anchor in common are compared on the chart's scale, link and all."""
-    (first, before, _), (stage, after, _) = earlier, later
-    ends = f"from {stage_label(first)} to {stage_label(stage)}"
+    Where the two stages played the same anchors, each shared anchor gives a pair with no
+    link in it; only two stages with no anchor in common are compared on the chart's scale,
+    link and all. Only matches on machines timed alike compare (machine_fault)."""
     shared = [(before["directs"][name], after["directs"][name])
               for name in before.get("directs", {}) if name in after.get("directs", {})]
-    pairs = [pair for pair in shared if finite(pair[0]) and finite(pair[1])]
-    if not pairs:  # no anchor in common: the points as drawn
-        pairs = [(before["elo"], after["elo"])]
-        if not (finite(before["elo"]) and finite(after["elo"])):
-            return f"{ends}, not resolved (an interval with an open end)"
+    if not shared:  # the points as drawn
+        shared = [(before, after)]
+    faults = [step_fault(one, other) for one, other in shared]
+    pairs = [pair for pair, fault in zip(shared, faults, strict=True) if not fault]
+    return pairs, "" if pairs else faults[0]
+
+
+def step_fault(one: dict, other: dict) -> str:
+    """Why a pair of matches cannot measure a step, or "": "not compared, since ..." for
+    machines not timed alike, "not resolved (...)" for an open interval."""
+    untimed = [record for record in (one, other) if not run_speeds(record)]
+    if len(untimed) == 1:
+        return (f"not compared, since stage {stage_label(untimed[0]['stage'])}'s match "
+                "did not time the machine")
+    fault = machine_fault(one, other)
+    if fault:
+        return f"not compared, since {fault}"
+    if not (finite(one["elo"]) and finite(other["elo"])):
+        return "not resolved (an interval with an open end)"
+    return ""
+
+
+def step_text(earlier: Row, later: Row) -> str:
+    """Return the Elo a stage gained on the measured stage before it, and whether the matches
+    resolve it: "from 7 to 8, +68 ± 55 Elo, resolved". The estimates of its pairs of matches
+    (step_pairs) are combined by their precision."""
+    (first, before, _), (stage, after, _) = earlier, later
+    ends = f"from {stage_label(first)} to {stage_label(stage)}"
+    matches, why_not = step_pairs(before, after)
+    if why_not:
+        return f"{ends}, {why_not}"
+    pairs = [(one["elo"], other["elo"]) for one, other in matches]
     # Two separate matches: their errors add in quadrature (a normal approximation, with each
     # match's half-width; their own intervals are a little lopsided).
     margins = [math.hypot(half_width(first), half_width(second)) for first, second in pairs]
@@ -454,6 +495,51 @@ def link_text(data: dict, rows: list[Row], chapters: Path) -> str:
                      "covers the matches' sampling error, not that assumption")
         texts.append(text + ".")
     return " ".join(texts)
+
+
+def stale_text(data: dict, chapters: Path, code_today: Callable[[str], dict]) -> str:
+    """Return the sentences on the matches whose engine is no longer their stage's, or "":
+    the digests a match recorded differ from `code_today(stage)`'s (the same keys, as
+    strength_by_stage.stage_code gives them for the book as it is now)."""
+    stale = [(stage, anchor, entry) for stage, anchor, entry in every_match(data, chapters)
+             if not same_code(entry, code_today(stage))]
+    if not stale:
+        return ""
+    keys = {(stage, anchor) for stage, anchor, _entry in stale}
+    # A match that recorded only the digest of every byte cannot tell wording from code.
+    groups: dict[tuple[str, bool], list[str]] = {}
+    for stage, anchor, entry in stale:
+        groups.setdefault((anchor, "code_digests" in entry), []).append(stage)
+    texts = []
+    for (anchor, by_code), stages in groups.items():
+        one = len(stages) == 1
+        changed = ("code has changed since" if by_code else
+                   "modules have changed since, in code or perhaps in wording only "
+                   f"({'it' if one else 'they'} recorded no digest of the code alone)")
+        stands = ("its point stands for that earlier engine" if one
+                  else "their points stand for those earlier engines")
+        texts.append(f"The match{'' if one else 'es'} of stage{'' if one else 's'} "
+                     f"{joined([stage_label(stage) for stage in stages])} against {anchor} "
+                     f"played {'an engine' if one else 'engines'} whose {changed}, so {stands}")
+    rows = chart_rows(data, chapters)
+    texts += [f"Stage {stage_label(stage)}'s point repeats stage {stage_label(repeated)}'s, "
+              "and so stands for the same engine"
+              for stage, result, repeated in rows
+              if repeated is not None and (repeated, result["anchor"]) in keys]
+    own_rows = [row for row in rows if row[2] is None]
+    steps = [f"from {stage_label(earlier[0])} to {stage_label(later[0])}"
+             for earlier, later in zip(own_rows, own_rows[1:], strict=False)
+             if any((match["stage"], match["anchor"]) in keys
+                    for pair in step_pairs(earlier[1], later[1])[0] for match in pair)]
+    if steps:
+        texts.append(f"The step{'s' if len(steps) > 1 else ''} {joined(steps)} under the chart "
+                     f"compare{'' if len(steps) > 1 else 's'} such a match")
+    commands = [f"`python tools/strength_by_stage.py --anchor {anchor} --only {stage} --wait`"
+                for stage, anchor, _entry in stale]
+    texts.append(f"{joined(commands)} play{'s' if len(commands) == 1 else ''} "
+                 f"{'it' if len(commands) == 1 else 'them'} again with the book's code (not "
+                 "with `--resume`, which skips a stage already recorded)")
+    return ". ".join(texts) + "."
 
 
 def match_text(stage: str, result: dict, scale: str) -> str:
@@ -508,8 +594,9 @@ def strength_chart(data: dict, chapters: Path, span: list[str] | None = None) ->
         gap = unmeasured_between(span or [], earlier[0], later[0], measured)
         if gap:
             one = len(gap) == 1
-            step += (f" (stage{'' if one else 's'} {stage_label(gap[0])}"
-                     f"{'' if one else ' to ' + stage_label(gap[-1])} between them "
+            span_words = ("" if one else (" and " if len(gap) == 2 else " to ")
+                          + stage_label(gap[-1]))
+            step += (f" (stage{'' if one else 's'} {stage_label(gap[0])}{span_words} between them "
                      f"{'is' if one else 'are'} not measured yet)")
         steps.append(step)
     if steps:
