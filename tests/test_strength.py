@@ -470,7 +470,8 @@ def test_the_chart_names_a_match_whose_engine_has_changed_since(
     assert strengthchart.stale_text(data, chapters_folder, code_today) == (
         "The match of stage 7 against sunfish played an engine whose code has changed since, "
         "so its point stands for that earlier engine. Stage 7.1's point repeats stage 7's, "
-        "and so stands for the same engine. The step from 7 to 8 under the chart compares "
+        "so it too stands for that earlier engine, not chapter 7.1's code. The step from 7 "
+        "to 8 under the chart compares "
         "such a match. `python tools/strength_by_stage.py --anchor sunfish --only "
         "stage-07-uci --wait` plays it again with the book's code (not with `--resume`, "
         "which skips a stage already recorded).")
@@ -548,7 +549,7 @@ def test_the_introduction_tabulates_what_stands_behind_each_point(
               "termination": "normal"}]
     summary = {"engines": [{"name": "cb2026-stage-07-uci", "blind_moves": 0,
                             "depth": {"median": 5}},
-                           {"name": "sunfish", "blind_moves": 0, "depth": None}],
+                           {"name": "sunfish", "blind_moves": 40, "depth": None}],
                "games": games}
     entry = STAGE_7 | {"summary": "stage-07-uci.json",
                        "conditions": {"quiet": True, "load_before": 0.1, "load_after": 1.0}}
@@ -558,7 +559,7 @@ def test_the_introduction_tabulates_what_stands_behind_each_point(
     monkeypatch.chdir(tmp_path)  # the page's paths are relative to book/
     table = names["match_rows"](names["strength_data"])
     assert table.splitlines()[-1] == (
-        "| 7 | sunfish | 300 | 0.482 | 0 | 1, 0 | 5, – | 0.1, 1.0 (? cores) | – |")
+        "| 7 | sunfish | 300 | 0.482 | 0, 40 | 1, 0 | 5, – | 0.1, 1.0 (? cores) | – |")
     assert "No match timed its machine" in names["speed_text"](
         names["strength_data"])
 
@@ -591,7 +592,15 @@ def test_the_introduction_gives_each_match_its_machines_speed(
     text = names["speed_text"](data)
     assert ("on the timed runs' machines, within 10% of each other, which the book reads "
             "as no clear difference (chapter 1)") in text
-    assert "1 of the 2 matches did not time the machine of every run" in text
+    assert ("The match of stage 8 against sunfish did not time the machine of every run "
+            "that played it") in text
+    assert "processor" not in text  # the runs recorded none, so none differ
+    # A match on another processor is named with it.
+    data["stages"][0]["conditions"] = data["stages"][0]["conditions"] | {"cpu": "Intel Xeon"}
+    data["stages"][1]["conditions"] = data["stages"][1]["conditions"] | {"cpu": "AMD EPYC"}
+    assert ("The matches ran on Intel Xeon (7 against sunfish); AMD EPYC (8 against "
+            "sunfish): a step between two processors is not compared.") in (
+        names["speed_text"](data))
     # A match timed at its end as well: its cell gives both timings, and it counts as timed.
     data["stages"][1]["runs"][1]["speed"] = {"nps": 7_000}
     data["stages"][0]["runs"][0]["speed_after"] = {"nps": 18_500}
@@ -839,6 +848,15 @@ def test_a_step_compares_only_matches_on_a_machine_timed_alike(
     rows = strengthchart.chart_rows(data, tmp_path / "three" / "chapters")
     assert strengthchart.step_text(rows[0], rows[1]) == (
         "from 7 to 8, not compared, since stage 7's match did not time the machine")
+    # Timed alike, on two processors: their speeds on Sunfish's search say too little.
+    on_two = [entry | {"conditions": {"quiet": True, "speed": {"nps": 18_000}, "cpu": cpu}}
+              for entry, cpu in zip(stages, ("Intel Xeon", "AMD EPYC"), strict=True)]
+    write_chart_data(tmp_path / "four", on_two, ["stage-07-uci", "stage-08-tt"])
+    data = strengthchart.load_strength(tmp_path / "four" / "data" / "strength" / "by-stage.json")
+    rows = strengthchart.chart_rows(data, tmp_path / "four" / "chapters")
+    assert strengthchart.step_text(rows[0], rows[1]) == (
+        "from 7 to 8, not compared, since the two matches ran on different processors "
+        "(Intel Xeon and AMD EPYC)")
 
 
 def test_an_open_interval_moves_onto_the_scale_with_its_open_end(

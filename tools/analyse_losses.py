@@ -16,11 +16,12 @@ searcher, to the depth it reported for that move in the game and to each of K de
 (default 3), and has Stockfish score every move those searches choose: a depth avoids the
 losing move if its choice is not itself one by the same rule.
 
-Writes book/data/STAGE/losses-MATCH.json (or FILE) with the settings, the run's conditions
-and one record per lost game; --games N stops after N lost games, for a trial. The labels
-are Stockfish's opinion at a finite depth, not the truth: the chapter that reads the file
-says so. Deterministic (fixed depths, fresh tables): the machine's load changes how long
-the run takes, not what it finds.
+Writes book/data/STAGE/losses-MATCH.json (or FILE) with the settings, the digest of each
+module of the engine that searched, the run's conditions and one record per lost game;
+--games N stops after N lost games, for a trial. The labels are Stockfish's opinion at a
+finite depth, not the truth: the chapter that reads the file says so. Deterministic (fixed
+depths, fresh tables): the machine's load changes how long the run takes, not what it
+finds.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 
 import quiet  # noqa: E402
 from bench_common import command_line  # noqa: E402
-from compile_engine import engine_folder  # noqa: E402
+from compile_engine import engine_folder, package_folder, source_digests  # noqa: E402
 from elo_matches import STOCKFISH  # noqa: E402
 from engine_worker import Worker  # noqa: E402
 
@@ -153,6 +154,9 @@ def main() -> int:
     data = ROOT / "book" / "data" / options.stage
     pgn_path = data / f"elo-{options.match}.pgn"
     folder, build = engine_folder(options.stage, ROOT)
+    # The code of the engine that searches the losing moves again, module by module, as the
+    # run starts.
+    sources = source_digests(package_folder(options.stage, ROOT))
     labeller = Labeller(options.labeller_depth)
     records = []
     with quiet.measurement(options, "analyse_losses") as conditions, \
@@ -182,6 +186,7 @@ def main() -> int:
         "labeller": {"name": labeller.name, "depth": options.labeller_depth,
                      "threads": 1, "hash_mb": 16},
         "drop": DROP, "clip": CLIP, "deeper": options.deeper, "games_limit": options.games,
+        "sources": sources,
         "conditions": conditions.record(), "games": records}, indent=1) + "\n")
     print(f"wrote {output}: {len(records)} lost games")
     return 0

@@ -38,7 +38,7 @@ import matplotlib.pyplot as plt
 from matchreport import finite, joined, sigma
 
 # Whether two matches ran on a machine of one speed (tools/quiet.py).
-from quiet import NO_CLEAR_DIFFERENCE, run_speeds, speeds_alike
+from quiet import NO_CLEAR_DIFFERENCE, run_speeds, runs_of, speeds_alike
 
 # Elo: the length of the arrow standing for an open end of an interval.
 OPEN_END = 150
@@ -177,10 +177,29 @@ def same_code(one: dict, other: dict) -> bool:
     return one.get(key) == other.get(key)
 
 
+def processors(record: dict) -> set[str]:
+    """The processors a match's runs recorded (quiet.py's conditions)."""
+    return {run["cpu"] for run in [record.get("conditions", {}), *runs_of(record)]
+            if run.get("cpu")}
+
+
+def processor_fault(one: dict, other: dict) -> str:
+    """Why two matches ran on different processors, or "" if they did not, as far as they
+    recorded them."""
+    first, second = processors(one), processors(other)
+    if first and second and first != second:
+        return (f"the two matches ran on different processors ({', '.join(sorted(first))} "
+                f"and {', '.join(sorted(second))})")
+    return ""
+
+
 def machine_fault(one: dict, other: dict) -> str:
-    """Why two matches did not run on one machine as far as their timings tell, or "": both
-    timed it, at speeds alike (quiet.speeds_alike). On a clock a faster machine plays
-    stronger, so two matches compare only on machines timed alike."""
+    """Why two matches did not run on one machine as far as their records tell, or "": one
+    processor, timed in both, at speeds alike (quiet.speeds_alike). On a clock a faster
+    machine plays stronger, so two matches compare only on machines timed alike."""
+    fault = processor_fault(one, other)
+    if fault:
+        return fault
     untimed = [record for record in (one, other) if not run_speeds(record)]
     if untimed:
         return ("neither match timed the machine" if len(untimed) == 2
@@ -435,7 +454,7 @@ def step_fault(one: dict, other: dict) -> str:
     """Why a pair of matches cannot measure a step, or "": "not compared, since ..." for
     machines not timed alike, "not resolved (...)" for an open interval."""
     untimed = [record for record in (one, other) if not run_speeds(record)]
-    if len(untimed) == 1:
+    if len(untimed) == 1 and not processor_fault(one, other):
         return (f"not compared, since stage {stage_label(untimed[0]['stage'])}'s match "
                 "did not time the machine")
     fault = machine_fault(one, other)
@@ -523,7 +542,8 @@ def stale_text(data: dict, chapters: Path, code_today: Callable[[str], dict]) ->
                      f"played {'an engine' if one else 'engines'} whose {changed}, so {stands}")
     rows = chart_rows(data, chapters)
     texts += [f"Stage {stage_label(stage)}'s point repeats stage {stage_label(repeated)}'s, "
-              "and so stands for the same engine"
+              f"so it too stands for that earlier engine, not chapter {stage_label(stage)}'s "
+              "code"
               for stage, result, repeated in rows
               if repeated is not None and (repeated, result["anchor"]) in keys]
     own_rows = [row for row in rows if row[2] is None]
