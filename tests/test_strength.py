@@ -660,10 +660,10 @@ def test_a_stage_measured_against_the_second_anchor_is_placed_through_a_link(
     assert ("stage 9 +200.0 ± 67.9 Elo, placed from 300 games against "
             "stockfish-1800") in sentence
     assert ("Stage 9 is drawn from its match against stockfish-1800 (Stockfish 15.1) at a "
-            "clock of 5+0.05. That anchor stands +400 ± 55 Elo on this scale, by the stage "
-            "that played both with the same code on machines timed within 10% of each other "
-            "(8), and that margin is part of its interval. With one linking stage nothing yet "
-            "tests") in sentence
+            "clock of 5+0.05. That anchor stands 400 ± 55 Elo above sunfish, by the stage "
+            "that played both with the same code on one processor, timed within 10% in both "
+            "matches (8), and that margin is part of its interval. With one linking stage "
+            "nothing yet tests") in sentence
     # Stage 8 against 9: both played Stockfish, where the link plays no part: +100 +/- 55.
     assert ("from 7 to 8, +100 ± 55 Elo, resolved; from 8 to 9, +100 ± 55 Elo, "
             "resolved") in sentence

@@ -500,9 +500,10 @@ def link_text(data: dict, rows: list[Row], chapters: Path) -> str:
         text = (f"Stage{'s' if plural else ''} {joined(placed)} "
                 f"{'are' if plural else 'is'} drawn from {'their' if plural else 'its'} "
                 f"match{'es' if plural else ''} against {anchor_text(records[name])}. That "
-                f"anchor stands {placement.offset:+.0f} ± {placement.margin:.0f} Elo on this "
-                f"scale, by the stage{'s' if links > 1 else ''} that played both with the same "
-                f"code on machines timed within {NO_CLEAR_DIFFERENCE[1] - 1:.0%} of each other "
+                f"anchor stands {abs(placement.offset):.0f} ± {placement.margin:.0f} Elo "
+                f"{'above' if placement.offset >= 0 else 'below'} {anchor_of(data)}, by the "
+                f"stage{'s' if links > 1 else ''} that played both with the same code on one "
+                f"processor, timed within {NO_CLEAR_DIFFERENCE[1] - 1:.0%} in both matches "
                 f"({joined([stage_label(stage) for stage in placement.links])}), and that "
                 f"margin is part of {'their intervals' if plural else 'its interval'}")
         if placement.widened_by > 1:
