@@ -814,47 +814,40 @@ def test_a_lopsided_score_is_drawn_from_the_next_anchor_and_steps_skip_the_link(
         f"from 7 to 8, {gain:+.0f} ± {margin:.0f} Elo, resolved")
 
 
+def first_step(strengthchart, folder: Path, stages: list[dict],  # noqa: ANN001 (a module)
+               linked: list[dict] | None = None) -> str:
+    """The step from stage 7 to stage 8 on a chart of these data, written in `folder`."""
+    write_chart_data(folder, stages, ["stage-07-uci", "stage-08-tt"], linked)
+    data = strengthchart.load_strength(folder / "data" / "strength" / "by-stage.json")
+    rows = strengthchart.chart_rows(data, folder / "chapters")
+    return strengthchart.step_text(rows[0], rows[1])
+
+
 def test_a_step_compares_only_matches_on_a_machine_timed_alike(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    strengthchart = load_chart_module(monkeypatch)
     # Stages 7 and 8 played both anchors; against Sunfish on a machine a third slower in
     # stage 8's match, against Stockfish on one speed. The step takes Stockfish's pair alone.
     stages = [measured("stage-07-uci", 0.0, 30.0), measured("stage-08-tt", 200.0, 30.0,
                                                             nps=12_000)]
     linked = [measured("stage-07-uci", -400.0, 40.0), measured("stage-08-tt", -180.0, 40.0)]
-    write_chart_data(tmp_path, stages, ["stage-07-uci", "stage-08-tt"], linked)
-    strengthchart = load_chart_module(monkeypatch)
-    path = tmp_path / "data" / "strength" / "by-stage.json"
-    rows = strengthchart.chart_rows(strengthchart.load_strength(path), tmp_path / "chapters")
-    assert strengthchart.step_text(rows[0], rows[1]) == (
+    assert first_step(strengthchart, tmp_path / "both", stages, linked) == (
         f"from 7 to 8, +220 ± {math.hypot(40, 40):.0f} Elo, resolved")
     # With Sunfish's matches alone, nothing compares: the step says why, and the points'
     # own matches are no way round it.
-    write_chart_data(tmp_path / "one", stages, ["stage-07-uci", "stage-08-tt"])
-    data = strengthchart.load_strength(tmp_path / "one" / "data" / "strength" / "by-stage.json")
-    rows = strengthchart.chart_rows(data, tmp_path / "one" / "chapters")
-    assert strengthchart.step_text(rows[0], rows[1]) == (
+    assert first_step(strengthchart, tmp_path / "speeds", stages) == (
         "from 7 to 8, not compared, since the machine ran at different speeds in the two "
         "matches")
     untimed = [entry | {"conditions": {"quiet": True}} for entry in stages]
-    write_chart_data(tmp_path / "two", untimed, ["stage-07-uci", "stage-08-tt"])
-    data = strengthchart.load_strength(tmp_path / "two" / "data" / "strength" / "by-stage.json")
-    rows = strengthchart.chart_rows(data, tmp_path / "two" / "chapters")
-    assert strengthchart.step_text(rows[0], rows[1]) == (
+    assert first_step(strengthchart, tmp_path / "untimed", untimed) == (
         "from 7 to 8, not compared, since neither match timed the machine")
     untimed[1] = stages[1] | {"conditions": {"quiet": True, "speed": {"nps": 12_000}}}
-    write_chart_data(tmp_path / "three", untimed, ["stage-07-uci", "stage-08-tt"])
-    data = strengthchart.load_strength(
-        tmp_path / "three" / "data" / "strength" / "by-stage.json")
-    rows = strengthchart.chart_rows(data, tmp_path / "three" / "chapters")
-    assert strengthchart.step_text(rows[0], rows[1]) == (
+    assert first_step(strengthchart, tmp_path / "one untimed", untimed) == (
         "from 7 to 8, not compared, since stage 7's match did not time the machine")
     # Timed alike, on two processors: their speeds on Sunfish's search say too little.
     on_two = [entry | {"conditions": {"quiet": True, "speed": {"nps": 18_000}, "cpu": cpu}}
               for entry, cpu in zip(stages, ("Intel Xeon", "AMD EPYC"), strict=True)]
-    write_chart_data(tmp_path / "four", on_two, ["stage-07-uci", "stage-08-tt"])
-    data = strengthchart.load_strength(tmp_path / "four" / "data" / "strength" / "by-stage.json")
-    rows = strengthchart.chart_rows(data, tmp_path / "four" / "chapters")
-    assert strengthchart.step_text(rows[0], rows[1]) == (
+    assert first_step(strengthchart, tmp_path / "processors", on_two) == (
         "from 7 to 8, not compared, since the two matches ran on different processors "
         "(Intel Xeon and AMD EPYC)")
 
