@@ -468,7 +468,7 @@ def test_the_chart_names_a_match_whose_engine_has_changed_since(
     changed = today["code_digests"] | {"search.py": "other code"}
     data["stages"][0]["code_digests"] = changed
     assert strengthchart.stale_text(data, chapters_folder, code_today) == (
-        "The match of stage 7 against sunfish played an engine whose code has changed since, "
+        "The match of stage 7 against sunfish played engine code that has changed since, "
         "so its point stands for that earlier engine. Stage 7.1's point repeats stage 7's, "
         "so it too stands for that earlier engine, not chapter 7.1's code. The step from 7 "
         "to 8 under the chart compares "
@@ -481,8 +481,12 @@ def test_the_chart_names_a_match_whose_engine_has_changed_since(
     assert strengthchart.stale_text(data, chapters_folder, code_today) == ""
     del data["stages"][0]["code_digests"]
     assert strengthchart.stale_text(data, chapters_folder, code_today).startswith(
-        "The match of stage 7 against sunfish played an engine whose modules have changed "
-        "since, in code or perhaps in wording only (it recorded no digest of the code alone)")
+        "The match of stage 7 against sunfish played engine modules that have changed since, "
+        "in code or perhaps in wording only (only a digest of every byte was recorded)")
+    # A match that recorded no digest at all says so.
+    del data["stages"][0]["engine_digest"]
+    assert strengthchart.stale_text(data, chapters_folder, code_today).startswith(
+        "The match of stage 7 against sunfish recorded no digest of the engine")
 
 
 def test_a_snapshot_charts_only_its_own_stages(tmp_path: Path) -> None:

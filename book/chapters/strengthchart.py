@@ -177,6 +177,20 @@ def same_code(one: dict, other: dict) -> bool:
     return one.get(key) == other.get(key)
 
 
+def changed_since(entry: dict, today: dict) -> str:
+    """How the engine a match recorded differs from the stage's engine `today`, as a
+    predicate for "the match ...", or "" if it does not (same_code)."""
+    if "code_digests" not in entry and "engine_digest" not in entry:
+        return "recorded no digest of the engine"
+    if same_code(entry, today):
+        return ""
+    if "code_digests" in entry:
+        return "played engine code that has changed since"
+    # Only a digest of every byte: a change of wording alone would part it too.
+    return ("played engine modules that have changed since, in code or perhaps in wording "
+            "only (only a digest of every byte was recorded)")
+
+
 def processors(record: dict) -> set[str]:
     """The processors a match's runs recorded (quiet.py's conditions)."""
     return {run["cpu"] for run in [record.get("conditions", {}), *runs_of(record)]
@@ -201,9 +215,12 @@ def machine_fault(one: dict, other: dict) -> str:
     if fault:
         return fault
     untimed = [record for record in (one, other) if not run_speeds(record)]
-    if untimed:
-        return ("neither match timed the machine" if len(untimed) == 2
-                else "one of the two matches did not time the machine")
+    if len(untimed) == 2:
+        return "neither match timed the machine"
+    if untimed and one.get("stage") != other.get("stage"):  # a step: name the stage
+        return f"stage {stage_label(untimed[0]['stage'])}'s match did not time the machine"
+    if untimed:  # a link: two matches of one stage
+        return "one of the two matches did not time the machine"
     if not speeds_alike(run_speeds(one) + run_speeds(other)):
         return "the machine ran at different speeds in the two matches"
     return ""
@@ -453,10 +470,6 @@ def step_pairs(before: dict, after: dict) -> tuple[list[tuple[dict, dict]], str]
 def step_fault(one: dict, other: dict) -> str:
     """Why a pair of matches cannot measure a step, or "": "not compared, since ..." for
     machines not timed alike, "not resolved (...)" for an open interval."""
-    untimed = [record for record in (one, other) if not run_speeds(record)]
-    if len(untimed) == 1 and not processor_fault(one, other):
-        return (f"not compared, since stage {stage_label(untimed[0]['stage'])}'s match "
-                "did not time the machine")
     fault = machine_fault(one, other)
     if fault:
         return f"not compared, since {fault}"
@@ -521,26 +534,22 @@ def stale_text(data: dict, chapters: Path, code_today: Callable[[str], dict]) ->
     """Return the sentences on the matches whose engine is no longer their stage's, or "":
     the digests a match recorded differ from `code_today(stage)`'s (the same keys, as
     strength_by_stage.stage_code gives them for the book as it is now)."""
-    stale = [(stage, anchor, entry) for stage, anchor, entry in every_match(data, chapters)
-             if not same_code(entry, code_today(stage))]
+    stale = [(stage, anchor, change) for stage, anchor, entry in every_match(data, chapters)
+             if (change := changed_since(entry, code_today(stage)))]
     if not stale:
         return ""
-    keys = {(stage, anchor) for stage, anchor, _entry in stale}
-    # A match that recorded only the digest of every byte cannot tell wording from code.
-    groups: dict[tuple[str, bool], list[str]] = {}
-    for stage, anchor, entry in stale:
-        groups.setdefault((anchor, "code_digests" in entry), []).append(stage)
+    keys = {(stage, anchor) for stage, anchor, _change in stale}
+    groups: dict[tuple[str, str], list[str]] = {}
+    for stage, anchor, change in stale:
+        groups.setdefault((anchor, change), []).append(stage)
     texts = []
-    for (anchor, by_code), stages in groups.items():
+    for (anchor, change), stages in groups.items():
         one = len(stages) == 1
-        changed = ("code has changed since" if by_code else
-                   "modules have changed since, in code or perhaps in wording only "
-                   f"({'it' if one else 'they'} recorded no digest of the code alone)")
         stands = ("its point stands for that earlier engine" if one
                   else "their points stand for those earlier engines")
         texts.append(f"The match{'' if one else 'es'} of stage{'' if one else 's'} "
                      f"{joined([stage_label(stage) for stage in stages])} against {anchor} "
-                     f"played {'an engine' if one else 'engines'} whose {changed}, so {stands}")
+                     f"{change}, so {stands}")
     rows = chart_rows(data, chapters)
     texts += [f"Stage {stage_label(stage)}'s point repeats stage {stage_label(repeated)}'s, "
               f"so it too stands for that earlier engine, not chapter {stage_label(stage)}'s "
@@ -556,7 +565,7 @@ def stale_text(data: dict, chapters: Path, code_today: Callable[[str], dict]) ->
         texts.append(f"The step{'s' if len(steps) > 1 else ''} {joined(steps)} under the chart "
                      f"compare{'' if len(steps) > 1 else 's'} such a match")
     commands = [f"`python tools/strength_by_stage.py --anchor {anchor} --only {stage} --wait`"
-                for stage, anchor, _entry in stale]
+                for stage, anchor, _change in stale]
     texts.append(f"{joined(commands)} play{'s' if len(commands) == 1 else ''} "
                  f"{'it' if len(commands) == 1 else 'them'} again with the book's code (not "
                  "with `--resume`, which skips a stage already recorded)")
