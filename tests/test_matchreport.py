@@ -157,7 +157,7 @@ def test_load_and_no_wall_time() -> None:
     clock = match([0, 0, 40, 0, 0], 80, -20, 20, conditions=conditions,
                   limits={"nodes": None, "description": "tc=5+0.05"})
     assert conditions_text(clock) == (
-        "quiet before the match: 1-minute load average 0.3 before, 1.9 after (limit 0.6 "
+        "quiet before the match: 1-minute load average 0.30 before, 1.90 after (limit 0.6 "
         "before; the load after includes the match's own engines)")
     table = match_table(clock, "cmd")
     # The chapters state no wall-clock figures; the JSON keeps them.

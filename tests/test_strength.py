@@ -563,7 +563,7 @@ def test_the_introduction_tabulates_what_stands_behind_each_point(
     monkeypatch.chdir(tmp_path)  # the page's paths are relative to book/
     table = names["match_rows"](names["strength_data"])
     assert table.splitlines()[-1] == (
-        "| 7 | sunfish | 300 | 0.482 | 0, 40 | 1, 0 | 5, – | 0.1, 1.0 (? cores) | – |")
+        "| 7 | sunfish | 300 | 0.482 | 0, 40 | 1, 0 | 5, – | 0.10, 1.00 (? cores) | – |")
     assert "No match timed its machine" in names["speed_text"](
         names["strength_data"])
 

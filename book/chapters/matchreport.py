@@ -135,7 +135,7 @@ def conditions_text(match: dict) -> str:
         return "not recorded"
     # "quiet" judges the load before the match only: the load after includes its engines.
     text = (f"{'quiet' if conditions['quiet'] else 'NOT quiet'} before the match: 1-minute "
-            f"load average {conditions['load_before']} before, {conditions['load_after']} "
+            f"load average {conditions['load_before']:.2f} before, {conditions['load_after']:.2f} "
             f"after (limit {conditions['load_limit']} before; the load after includes the "
             f"match's own engines)")
     if match["limits"]["nodes"]:
