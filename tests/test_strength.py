@@ -587,9 +587,13 @@ def test_the_introduction_gives_each_match_its_machines_speed(
     rows = names["match_rows"](names["strength_data"]).splitlines()
     assert rows[-2].endswith("| 19,000 |") and rows[-1].endswith("| 7,000–18,000 |")
     text = names["speed_text"](names["strength_data"])
-    assert ("ran at 7,000 to 19,000 nodes a second on the matches' machines, 2.71 times "
-            "apart") in text
-    assert "not known" not in text
+    # Stage 8's own two timings disagree: it is named with them, in order, and set aside.
+    assert ("Sunfish's fixed search ran at 19,000 nodes a second on the other match's "
+            "machine.") in text
+    assert ("One match found the machine at speeds outside that band: stage 8 against "
+            "sunfish in its timings, in order at 18,000 and 7,000 nodes a second (157% "
+            "apart). How fast it ran in between is not known") in text
+    assert "did not time" not in text
     # One run of stage 8 untimed: the speeds are the timed runs', and the match is named.
     data = names["strength_data"]
     data["stages"][1]["runs"][1]["speed"] = None
@@ -602,9 +606,15 @@ def test_the_introduction_gives_each_match_its_machines_speed(
     # A match on another processor is named with it.
     data["stages"][0]["conditions"] = data["stages"][0]["conditions"] | {"cpu": "Intel Xeon"}
     data["stages"][1]["conditions"] = data["stages"][1]["conditions"] | {"cpu": "AMD EPYC"}
-    assert ("The matches ran on Intel Xeon (7 against sunfish); AMD EPYC (8 against "
-            "sunfish): a step between two processors is not compared.") in (
+    assert ("The matches ran on Intel Xeon (stage 7 against sunfish); AMD EPYC (stage 8 "
+            "against sunfish): a step between two processors is not compared.") in (
         names["speed_text"](data))
+    # With more matches on one processor, only the others are named.
+    (tmp_path / "chapters" / "stage-08.1-tt-buckets.md").touch()
+    data["stages"].append(data["stages"][1] | {"stage": "stage-08.1-tt-buckets"})
+    assert ("The match of stage 7 against sunfish ran on Intel Xeon, every other match on "
+            "AMD EPYC: a step") in names["speed_text"](data)
+    data["stages"].pop()
     # A match timed at its end as well: its cell gives both timings, and it counts as timed.
     data["stages"][1]["runs"][1]["speed"] = {"nps": 7_000}
     data["stages"][0]["runs"][0]["speed_after"] = {"nps": 18_500}
@@ -848,12 +858,43 @@ def test_a_step_compares_only_matches_on_a_machine_timed_alike(
     untimed[1] = stages[1] | {"conditions": {"quiet": True, "speed": {"nps": 12_000}}}
     assert first_step(strengthchart, tmp_path / "one untimed", untimed) == (
         "from 7 to 8, not compared, since stage 7's match did not time the machine")
+    # A machine that changed speed during one match: that match is named, with its timings.
+    slowed = [stages[0], stages[1] | {"conditions": {
+        "quiet": True, "speed": {"nps": 18_000}, "speed_after": {"nps": 15_000}}}]
+    assert first_step(strengthchart, tmp_path / "slowed", slowed) == (
+        "from 7 to 8, not compared, since stage 8's match timed its machine at 18,000 and "
+        "15,000 nodes a second, in that order, 20% apart")
     # Timed alike, on two processors: their speeds on Sunfish's search say too little.
     on_two = [entry | {"conditions": {"quiet": True, "speed": {"nps": 18_000}, "cpu": cpu}}
               for entry, cpu in zip(stages, ("Intel Xeon", "AMD EPYC"), strict=True)]
     assert first_step(strengthchart, tmp_path / "processors", on_two) == (
         "from 7 to 8, not compared, since the two matches ran on different processors "
         "(Intel Xeon and AMD EPYC)")
+
+
+def test_steps_not_compared_for_one_reason_share_it_and_the_ends_say_if_they_compare(
+        tmp_path: Path) -> None:
+    # Stage 8's machine slowed during its match: neither step beside it compares, for one
+    # reason, said once. Stages 7 and 9 ran alike, so the two ends compare.
+    stages = [measured("stage-07-uci", 0.0, 30.0),
+              measured("stage-08-tt", 100.0, 30.0) | {"conditions": {
+                  "quiet": True, "speed": {"nps": 18_000}, "speed_after": {"nps": 15_000}}},
+              measured("stage-09-pvs", 150.0, 30.0)]
+    chapters = ["stage-07-uci", "stage-08-tt", "stage-09-pvs"]
+    write_chart_data(tmp_path / "slowed", stages, chapters)
+    sentence, _axes, _names = run_intro_cells(tmp_path / "slowed")
+    assert ("From one measured stage to the next: from 7 to 8 and from 8 to 9, not compared, "
+            "since stage 8's match timed its machine at 18,000 and 15,000 nodes a second, in "
+            "that order, 20% apart.") in sentence
+    assert "the two are" not in sentence
+    # On two processors, the two ends are said not to compare as well.
+    stages[2] = measured("stage-09-pvs", 150.0, 30.0) | {"conditions": {
+        "quiet": True, "speed": {"nps": 18_000}, "cpu": "AMD EPYC"}}
+    stages[0] = stages[0] | {"conditions": stages[0]["conditions"] | {"cpu": "Intel Xeon"}}
+    write_chart_data(tmp_path / "two", stages, chapters)
+    sentence, _axes, _names = run_intro_cells(tmp_path / "two")
+    assert ("stage 9 +150.0 ± 30.0 Elo over 300 games; the two are not compared, since the "
+            "two matches ran on different processors (Intel Xeon and AMD EPYC).") in sentence
 
 
 def test_an_open_interval_moves_onto_the_scale_with_its_open_end(

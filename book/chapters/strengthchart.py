@@ -221,6 +221,13 @@ def machine_fault(one: dict, other: dict) -> str:
         return f"stage {stage_label(untimed[0]['stage'])}'s match did not time the machine"
     if untimed:  # a link: two matches of one stage
         return "one of the two matches did not time the machine"
+    for record in (one, other):  # a machine that changed speed during one match
+        speeds = run_speeds(record)
+        if not speeds_alike(speeds):
+            whose = (f"stage {stage_label(record['stage'])}'s match"
+                     if one.get("stage") != other.get("stage") else "one of the two matches")
+            return (f"{whose} timed its machine at {joined([f'{speed:,}' for speed in speeds])} "
+                    f"nodes a second, in that order, {max(speeds) / min(speeds) - 1:.0%} apart")
     if not speeds_alike(run_speeds(one) + run_speeds(other)):
         return "the machine ran at different speeds in the two matches"
     return ""
@@ -606,6 +613,11 @@ def strength_chart(data: dict, chapters: Path, span: list[str] | None = None) ->
     if last is not first:  # a last stage that repeats the first adds nothing
         sentences[0] += (f" and stage {stage_label(last_stage)} "
                          f"{match_text(last_stage, last, scale)}")
+        # The two ends side by side invite a step between them that the rules may refuse.
+        if rows[0][2] is None and rows[-1][2] is None:
+            fault = step_pairs(first, last)[1]
+            if fault.startswith("not compared"):
+                sentences[0] += f"; the two are {fault}"
     matches = [entry for _stage, _anchor, entry in every_match(data, chapters)]
     builds = sorted({entry.get("build", "unrecorded") for entry in matches})
     sentences.append(f"Every match played cb2026's {builds[0]} build" if len(builds) == 1
@@ -617,20 +629,26 @@ def strength_chart(data: dict, chapters: Path, span: list[str] | None = None) ->
     if linked:
         sentences.append(linked.removesuffix("."))
     measured = {stage for stage, _result, _repeats in rows}
-    steps = []
+    steps: list[tuple[str, str]] = []  # (which stages, what the step says of them)
     own_rows = [row for row in rows if row[2] is None]  # a repeated result is no step
     for earlier, later in zip(own_rows, own_rows[1:], strict=False):
-        step = step_text(earlier, later)
+        ends = f"from {stage_label(earlier[0])} to {stage_label(later[0])}"
+        verdict = step_text(earlier, later).removeprefix(ends + ", ")
         gap = unmeasured_between(span or [], earlier[0], later[0], measured)
         if gap:
             one = len(gap) == 1
             span_words = ("" if one else (" and " if len(gap) == 2 else " to ")
                           + stage_label(gap[-1]))
-            step += (f" (stage{'' if one else 's'} {stage_label(gap[0])}{span_words} between them "
-                     f"{'is' if one else 'are'} not measured yet)")
-        steps.append(step)
+            ends += (f" (stage{'' if one else 's'} {stage_label(gap[0])}{span_words} between "
+                     f"them {'is' if one else 'are'} not measured yet)")
+        # Neighbouring steps left uncompared for one reason share its words.
+        if steps and verdict.startswith("not compared") and steps[-1][1] == verdict:
+            steps[-1] = (f"{steps[-1][0]} and {ends}", verdict)
+        else:
+            steps.append((ends, verdict))
     if steps:
-        sentences.append("From one measured stage to the next: " + "; ".join(steps))
+        sentences.append("From one measured stage to the next: "
+                         + "; ".join(f"{ends}, {verdict}" for ends, verdict in steps))
     if not all(entry["conditions"]["quiet"] for entry in matches):
         sentences[-1] += " (not all measured on a quiet machine)"
     # Near all wins or all losses a score says little about the Elo: the anchor is outgrown.
