@@ -588,17 +588,17 @@ def test_the_introduction_gives_each_match_its_machines_speed(
     assert rows[-2].endswith("| 19,000 |") and rows[-1].endswith("| 7,000–18,000 |")
     text = names["speed_text"](names["strength_data"])
     # Stage 8's own two timings disagree: it is named with them, in order, and set aside.
-    assert ("Sunfish's fixed search ran at 19,000 nodes a second on the other match's "
-            "machine.") in text
-    assert ("One match found the machine at speeds outside that band: stage 8 against "
-            "sunfish in its timings, in order at 18,000 and 7,000 nodes a second (157% "
-            "apart). How fast it ran in between is not known") in text
+    assert ("Sunfish's fixed search ran at 19,000 nodes a second on the machine of the "
+            "timed match other than the one named next.") in text
+    assert ("One match timed its machine more than 10% apart from the first timing to the "
+            "last: stage 8 against sunfish at 18,000 and 7,000 nodes a second in turn (157% "
+            "apart). How fast the machine ran during it is not known") in text
     assert "did not time" not in text
     # One run of stage 8 untimed: the speeds are the timed runs', and the match is named.
     data = names["strength_data"]
     data["stages"][1]["runs"][1]["speed"] = None
     text = names["speed_text"](data)
-    assert ("on the timed runs' machines, within 10% of each other, which the book reads "
+    assert ("on the machines of the timed runs, within 10% of each other, which the book reads "
             "as no clear difference (chapter 1)") in text
     assert ("The match of stage 8 against sunfish did not time the machine of every run "
             "that played it") in text
@@ -862,8 +862,8 @@ def test_a_step_compares_only_matches_on_a_machine_timed_alike(
     slowed = [stages[0], stages[1] | {"conditions": {
         "quiet": True, "speed": {"nps": 18_000}, "speed_after": {"nps": 15_000}}}]
     assert first_step(strengthchart, tmp_path / "slowed", slowed) == (
-        "from 7 to 8, not compared, since stage 8's match timed its machine at 18,000 and "
-        "15,000 nodes a second, in that order, 20% apart")
+        "from 7 to 8, not compared, since stage 8's match timed its machine at 18,000 nodes "
+        "a second at its start and 15,000 at its end (20% apart)")
     # Timed alike, on two processors: their speeds on Sunfish's search say too little.
     on_two = [entry | {"conditions": {"quiet": True, "speed": {"nps": 18_000}, "cpu": cpu}}
               for entry, cpu in zip(stages, ("Intel Xeon", "AMD EPYC"), strict=True)]
@@ -884,8 +884,8 @@ def test_steps_not_compared_for_one_reason_share_it_and_the_ends_say_if_they_com
     write_chart_data(tmp_path / "slowed", stages, chapters)
     sentence, _axes, _names = run_intro_cells(tmp_path / "slowed")
     assert ("From one measured stage to the next: from 7 to 8 and from 8 to 9, not compared, "
-            "since stage 8's match timed its machine at 18,000 and 15,000 nodes a second, in "
-            "that order, 20% apart.") in sentence
+            "since stage 8's match timed its machine at 18,000 nodes a second at its start and "
+            "15,000 at its end (20% apart).") in sentence
     assert "the two are" not in sentence
     # On two processors, the two ends are said not to compare as well.
     stages[2] = measured("stage-09-pvs", 150.0, 30.0) | {"conditions": {

@@ -207,6 +207,16 @@ def processor_fault(one: dict, other: dict) -> str:
     return ""
 
 
+def timings_text(record: dict) -> str:
+    """Return a match's machine timings in order, with how far apart they lie: "at 18,977
+    nodes a second at its start and 16,390 at its end (16% apart)"."""
+    speeds = run_speeds(record)
+    apart = f"({max(speeds) / min(speeds) - 1:.0%} apart)"
+    if len(speeds) == 2 and len(runs_of(record)) == 1:
+        return f"at {speeds[0]:,} nodes a second at its start and {speeds[1]:,} at its end {apart}"
+    return f"at {joined([f'{speed:,}' for speed in speeds])} nodes a second in turn {apart}"
+
+
 def machine_fault(one: dict, other: dict) -> str:
     """Why two matches did not run on one machine as far as their records tell, or "": one
     processor, timed in both, at speeds alike (quiet.speeds_alike). On a clock a faster
@@ -226,8 +236,7 @@ def machine_fault(one: dict, other: dict) -> str:
         if not speeds_alike(speeds):
             whose = (f"stage {stage_label(record['stage'])}'s match"
                      if one.get("stage") != other.get("stage") else "one of the two matches")
-            return (f"{whose} timed its machine at {joined([f'{speed:,}' for speed in speeds])} "
-                    f"nodes a second, in that order, {max(speeds) / min(speeds) - 1:.0%} apart")
+            return f"{whose} timed its machine {timings_text(record)}"
     if not speeds_alike(run_speeds(one) + run_speeds(other)):
         return "the machine ran at different speeds in the two matches"
     return ""
@@ -629,7 +638,7 @@ def strength_chart(data: dict, chapters: Path, span: list[str] | None = None) ->
     if linked:
         sentences.append(linked.removesuffix("."))
     measured = {stage for stage, _result, _repeats in rows}
-    steps: list[tuple[str, str]] = []  # (which stages, what the step says of them)
+    steps: list[tuple[list[str], str]] = []  # (which stages, what the step says of them)
     own_rows = [row for row in rows if row[2] is None]  # a repeated result is no step
     for earlier, later in zip(own_rows, own_rows[1:], strict=False):
         ends = f"from {stage_label(earlier[0])} to {stage_label(later[0])}"
@@ -643,12 +652,12 @@ def strength_chart(data: dict, chapters: Path, span: list[str] | None = None) ->
                      f"them {'is' if one else 'are'} not measured yet)")
         # Neighbouring steps left uncompared for one reason share its words.
         if steps and verdict.startswith("not compared") and steps[-1][1] == verdict:
-            steps[-1] = (f"{steps[-1][0]} and {ends}", verdict)
+            steps[-1][0].append(ends)
         else:
-            steps.append((ends, verdict))
+            steps.append(([ends], verdict))
     if steps:
         sentences.append("From one measured stage to the next: "
-                         + "; ".join(f"{ends}, {verdict}" for ends, verdict in steps))
+                         + "; ".join(f"{joined(ends)}, {verdict}" for ends, verdict in steps))
     if not all(entry["conditions"]["quiet"] for entry in matches):
         sentences[-1] += " (not all measured on a quiet machine)"
     # Near all wins or all losses a score says little about the Elo: the anchor is outgrown.
