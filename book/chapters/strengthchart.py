@@ -207,6 +207,13 @@ def processor_fault(one: dict, other: dict) -> str:
     return ""
 
 
+def unsteady(record: dict) -> bool:
+    """Whether a match's own timings of the machine disagree (quiet.speeds_alike): the machine
+    changed speed while it played. An untimed match is not unsteady."""
+    speeds = run_speeds(record)
+    return bool(speeds) and not speeds_alike(speeds)
+
+
 def timings_text(record: dict) -> str:
     """Return a match's machine timings in order, with how far apart they lie: "at 18,977
     nodes a second at its start and 16,390 at its end (16% apart)"."""
@@ -232,8 +239,7 @@ def machine_fault(one: dict, other: dict) -> str:
     if untimed:  # a link: two matches of one stage
         return "one of the two matches did not time the machine"
     for record in (one, other):  # a machine that changed speed during one match
-        speeds = run_speeds(record)
-        if not speeds_alike(speeds):
+        if unsteady(record):
             whose = (f"stage {stage_label(record['stage'])}'s match"
                      if one.get("stage") != other.get("stage") else "one of the two matches")
             return f"{whose} timed its machine {timings_text(record)}"
