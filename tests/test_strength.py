@@ -622,6 +622,51 @@ def test_the_introduction_gives_each_match_its_machines_speed(
     assert "did not time" not in names["speed_text"](data)
 
 
+def test_the_introduction_gives_the_machines_speeds_by_processor(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write_chart_data(tmp_path, [STAGE_7], ["stage-07-uci"])
+    _sentence, _axes, names = run_intro_cells(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    speed_range = names["speed_range_text"]
+
+    def match(*runs: tuple[str, int]) -> dict:
+        """A match's record: each run's processor and machine speed."""
+        return {"runs": [{"cpu": cpu, "speed": {"nps": nps}} for cpu, nps in runs]}
+
+    amd, intel = "AMD EPYC", "Intel Xeon"
+    mixed = ("on a clock a faster machine lifts a point, so the points mix the stages' strength "
+             "with their machines'")
+    # Alike on each processor, apart over both.
+    assert speed_range([match((amd, 18_000)), match((amd, 17_000)),
+                        match((intel, 23_000), (intel, 22_000))], 0) == (
+        " In the timed matches, Sunfish's fixed search ran at 17,000 to 18,000 nodes a second "
+        "on AMD EPYC and 22,000 to 23,000 on Intel Xeon: within 10% of each other on each "
+        "processor, which the book reads as no clear difference (chapter 1), but 35% apart "
+        f"over all: {mixed}.")
+    # A processor timed once has nothing to agree with: only the other is said to agree.
+    assert ": within 10% of each other on AMD EPYC, which" in speed_range(
+        [match((amd, 18_000)), match((amd, 17_000)), match((intel, 23_000))], 0)
+    # A processor whose own matches disagree mixes machines too.
+    assert speed_range([match((amd, 17_000)), match((amd, 19_500)), match((intel, 23_000))],
+                       1).endswith(
+        "on Intel Xeon: 15% apart on AMD EPYC and 35% over all: " + mixed
+        + ", even on one processor.")
+    # All alike, whatever the processors: one clause.
+    assert speed_range([match((amd, 18_000)), match((intel, 19_000))], 0) == (
+        " In the timed matches, Sunfish's fixed search ran at 18,000 nodes a second on AMD "
+        "EPYC and 19,000 on Intel Xeon: all within 10% of each other, which the book reads "
+        "as no clear difference (chapter 1).")
+    # A match resumed on another processor: each run's timing counts under its own.
+    assert speed_range([match((amd, 18_000), (intel, 19_500)), match((intel, 23_000))],
+                       0).startswith(
+        " In the timed matches, Sunfish's fixed search ran at 18,000 nodes a second on AMD "
+        "EPYC and 19,500 to 23,000 on Intel Xeon: 18% apart on Intel Xeon and 28% over all")
+    # A run that recorded no processor: one range over all.
+    assert speed_range([match((amd, 18_000)), {"runs": [{"speed": {"nps": 23_000}}]}], 0) == (
+        " Sunfish's fixed search ran at 18,000 to 23,000 nodes a second on the machines of "
+        f"the timed matches, 28% apart: {mixed}.")
+
+
 def test_an_unfinished_match_lives_beside_the_data_and_leaves_nothing_when_done(
     tmp_path: Path,
 ) -> None:
@@ -681,10 +726,42 @@ def test_a_stage_measured_against_the_second_anchor_is_placed_through_a_link(
     # Stage 8 against 9: both played Stockfish, where the link plays no part: +100 +/- 55.
     assert ("from 7 to 8, +100 ± 55 Elo, resolved; from 8 to 9, +100 ± 55 Elo, "
             "resolved") in sentence
+    assert "as far apart on each processor" not in sentence  # none recorded its processor
     labels = [text.get_text() for text in axes.get_legend().get_texts()]
     assert labels == ["measured against sunfish", "placed through stockfish-1800"]
     # The square is drawn in the second anchor's colour, the circles in the first's.
     assert points[2].get_color() != points[0].get_color() == points[1].get_color()
+
+
+def test_a_point_placed_from_another_processor_than_its_link_says_what_it_assumes(
+        tmp_path: Path) -> None:
+    # Stage 8 links the anchors on one processor; stages 9 and 10 played on another.
+    on = {"AMD EPYC": {"cpu": "AMD EPYC"}, "Intel Xeon": {"cpu": "Intel Xeon"}}
+
+    def on_cpu(entry: dict, cpu: str) -> dict:
+        return entry | {"conditions": entry["conditions"] | on[cpu]}
+
+    stages = [on_cpu(measured("stage-07-uci", 0.0, 39.2), "AMD EPYC"),
+              on_cpu(measured("stage-08-tt", 100.0, 39.2, 0.88), "AMD EPYC")]
+    linked = [on_cpu(measured("stage-08-tt", -300.0, 39.2, 0.15), "AMD EPYC"),
+              on_cpu(measured("stage-09-pvs", -200.0, 39.2, 0.25), "Intel Xeon"),
+              on_cpu(measured("stage-10-null-move", -100.0, 39.2, 0.35), "Intel Xeon")]
+    chapters = ["stage-07-uci", "stage-08-tt", "stage-09-pvs", "stage-10-null-move"]
+    write_chart_data(tmp_path, stages, chapters, linked)
+    sentence, _axes, _names = run_intro_cells(tmp_path)
+    assert ("Stages 9 and 10 played on Intel Xeon, the linking matches on AMD EPYC: their "
+            "places assume that the two anchors stand as far apart on each processor.") in (
+        sentence)
+    # The step between the two processors is refused; the one on Intel Xeon stands.
+    assert "from 8 to 9, not compared, since the two matches ran on different processors" in (
+        sentence)
+    assert "from 9 to 10, +100 ± 55 Elo, resolved" in sentence
+    # A placed point on the link's own processor is not named.
+    linked[2] = on_cpu(linked[2], "AMD EPYC")
+    write_chart_data(tmp_path / "one", stages, chapters, linked)
+    sentence, _axes, _names = run_intro_cells(tmp_path / "one")
+    assert ("Stage 9 played on Intel Xeon, the linking matches on AMD EPYC: its place assumes "
+            "that the two anchors stand as far apart on each processor.") in sentence
 
 
 @pytest.mark.parametrize(("change", "why"), [
@@ -886,14 +963,14 @@ def test_steps_not_compared_for_one_reason_share_it_and_the_ends_say_if_they_com
     assert ("From one measured stage to the next: from 7 to 8 and from 8 to 9, not compared, "
             "since stage 8's match timed its machine at 18,000 nodes a second at its start and "
             "15,000 at its end (20% apart).") in sentence
-    assert "the two are" not in sentence
+    assert "; they are not compared" not in sentence
     # On two processors, the two ends are said not to compare as well.
     stages[2] = measured("stage-09-pvs", 150.0, 30.0) | {"conditions": {
         "quiet": True, "speed": {"nps": 18_000}, "cpu": "AMD EPYC"}}
     stages[0] = stages[0] | {"conditions": stages[0]["conditions"] | {"cpu": "Intel Xeon"}}
     write_chart_data(tmp_path / "two", stages, chapters)
     sentence, _axes, _names = run_intro_cells(tmp_path / "two")
-    assert ("stage 9 +150.0 ± 30.0 Elo over 300 games; the two are not compared, since the "
+    assert ("stage 9 +150.0 ± 30.0 Elo over 300 games; they are not compared, since the "
             "two matches ran on different processors (Intel Xeon and AMD EPYC).") in sentence
 
 

@@ -130,14 +130,16 @@ def informative(entry: dict) -> bool:
 @dataclass(frozen=True)
 class Placement:
     """An anchor's place on the chart's scale: its Elo above the chart's own anchor and that
-    figure's 95 % margin, the stages that link it (none for the chart's own anchor), and the
-    Birge ratio its margin was widened by (1 if the linking stages agree)."""
+    figure's 95 % margin, the stages that link it (none for the chart's own anchor), the
+    Birge ratio its margin was widened by (1 if the linking stages agree), and the placed
+    anchor the link was measured against (the chart's own, or one placed before)."""
 
     anchor: str
     offset: float = 0.0
     margin: float = 0.0
     links: tuple[str, ...] = ()
     widened_by: float = 1.0
+    through: str = ""
 
 
 Z95 = NormalDist().inv_cdf(0.975)  # a placement's margin is a 95 % one
@@ -287,7 +289,7 @@ def link(source: dict, data: dict, placed: dict[str, Placement],
         ratio = max(1.0, math.sqrt(chi_square / (len(common) - 1))) if len(common) > 1 else 1.0
         error = math.hypot(ratio / math.sqrt(sum(weights)), base.margin / Z95)
         return Placement(anchor_of(source), base.offset + offset, Z95 * error, tuple(common),
-                         ratio)
+                         ratio, anchor_of(base_source))
     return None
 
 
@@ -521,9 +523,19 @@ def step_text(earlier: Row, later: Row) -> str:
     return f"{ends}, {gain:+.0f} ± {margin:.0f} Elo, {verdict}"
 
 
+def link_processors(data: dict, placement: Placement, present: set[str]) -> set[str]:
+    """The processors of the matches that place an anchor: its linking stages' matches
+    against it and against the anchor it was placed through."""
+    return {cpu for source in sources(data)
+            if anchor_of(source) in (placement.through, placement.anchor)
+            for stage, entry in own_results(source, present).items()
+            if stage in placement.links for cpu in processors(entry)}
+
+
 def link_text(data: dict, rows: list[Row], chapters: Path) -> str:
     """Return the sentences on the points placed through another anchor, or "" if none is."""
-    placements = place_anchors(data, set(book_stages(chapters)))
+    present = set(book_stages(chapters))
+    placements = place_anchors(data, present)
     records = anchor_records(data)
     texts = []
     for name, placement in placements.items():
@@ -532,6 +544,7 @@ def link_text(data: dict, rows: list[Row], chapters: Path) -> str:
         if not placed:
             continue
         plural, links = len(placed) > 1, len(placement.links)
+        link_cpus = link_processors(data, placement, present)
         text = (f"Stage{'s' if plural else ''} {joined(placed)} "
                 f"{'are' if plural else 'is'} drawn from {'their' if plural else 'its'} "
                 f"match{'es' if plural else ''} against {anchor_text(records[name])}. That "
@@ -544,6 +557,17 @@ def link_text(data: dict, rows: list[Row], chapters: Path) -> str:
         if placement.widened_by > 1:
             text += (f", widened {placement.widened_by:.2f} times because the linking "
                      "stages scatter more than their errors alone lead one to expect")
+        # A point from a processor the link was not measured on borrows the link's offset.
+        across = {stage: processors(result) - link_cpus for stage, result, repeats in rows
+                  if repeats is None and result["anchor"] == name
+                  and processors(result) - link_cpus} if link_cpus else {}
+        if across:
+            many, elsewhere = len(across) > 1, sorted(set().union(*across.values()))
+            labels = [stage_label(stage) for stage in across]
+            text += (f". Stage{'s' if many else ''} {joined(labels)} played on "
+                     f"{joined(elsewhere)}, the linking matches on {joined(sorted(link_cpus))}: "
+                     f"{'their places assume' if many else 'its place assumes'} that the two "
+                     "anchors stand as far apart on each processor")
         if links == 1:
             text += (". With one linking stage nothing yet tests whether stages differ by "
                      "as much against either anchor, which the placing assumes: the margin "
@@ -632,7 +656,7 @@ def strength_chart(data: dict, chapters: Path, span: list[str] | None = None) ->
         if rows[0][2] is None and rows[-1][2] is None:
             fault = step_pairs(first, last)[1]
             if fault.startswith("not compared"):
-                sentences[0] += f"; the two are {fault}"
+                sentences[0] += f"; they are {fault}"
     matches = [entry for _stage, _anchor, entry in every_match(data, chapters)]
     builds = sorted({entry.get("build", "unrecorded") for entry in matches})
     sentences.append(f"Every match played cb2026's {builds[0]} build" if len(builds) == 1
