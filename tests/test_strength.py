@@ -633,38 +633,43 @@ def test_the_introduction_gives_the_machines_speeds_by_processor(
         """A match's record: each run's processor and machine speed."""
         return {"runs": [{"cpu": cpu, "speed": {"nps": nps}} for cpu, nps in runs]}
 
-    amd, intel = "AMD EPYC", "Intel Xeon"
-    mixed = ("on a clock a faster machine lifts a point, so the points mix the stages' strength "
-             "with their machines'")
+    amd, intel = "AMD EPYC", "Intel(R) Xeon(R) Processor"  # named "Intel Xeon"
+    across = ("on a clock a faster machine lifts a point, so points from different processors "
+              "mix the stages' strength with their machines'")
     # Alike on each processor, apart over both.
     assert speed_range([match((amd, 18_000)), match((amd, 17_000)),
                         match((intel, 23_000), (intel, 22_000))], 0) == (
         " In the timed matches, Sunfish's fixed search ran at 17,000 to 18,000 nodes a second "
-        "on AMD EPYC and 22,000 to 23,000 on Intel Xeon: within 10% of each other on each "
-        "processor, which the book reads as no clear difference (chapter 1), but 35% apart "
-        f"over all: {mixed}.")
+        "on AMD EPYC and 22,000 to 23,000 on Intel Xeon. On each processor they lie within "
+        "10% of each other, which the book reads as no clear difference (chapter 1); over all "
+        f"they lie 35% apart, and {across}.")
     # A processor timed once has nothing to agree with: only the other is said to agree.
-    assert ": within 10% of each other on AMD EPYC, which" in speed_range(
+    assert " On AMD EPYC they lie within 10% of each other, which" in speed_range(
         [match((amd, 18_000)), match((amd, 17_000)), match((intel, 23_000))], 0)
+    assert speed_range([match((amd, 18_000)), match((intel, 23_000))], 0).endswith(
+        f" They lie 28% apart, and {across}.")
     # A processor whose own matches disagree mixes machines too.
     assert speed_range([match((amd, 17_000)), match((amd, 19_500)), match((intel, 23_000))],
                        1).endswith(
-        "on Intel Xeon: 15% apart on AMD EPYC and 35% over all: " + mixed
-        + ", even on one processor.")
+        "on Intel Xeon. They lie 15% apart on AMD EPYC and 35% apart over all; on a clock a "
+        "faster machine lifts a point, so the points mix the stages' strength with their "
+        "machines', even on one processor.")
     # All alike, whatever the processors: one clause.
     assert speed_range([match((amd, 18_000)), match((intel, 19_000))], 0) == (
         " In the timed matches, Sunfish's fixed search ran at 18,000 nodes a second on AMD "
-        "EPYC and 19,000 on Intel Xeon: all within 10% of each other, which the book reads "
-        "as no clear difference (chapter 1).")
+        "EPYC and 19,000 on Intel Xeon. All lie within 10% of each other, which the book "
+        "reads as no clear difference (chapter 1).")
     # A match resumed on another processor: each run's timing counts under its own.
     assert speed_range([match((amd, 18_000), (intel, 19_500)), match((intel, 23_000))],
                        0).startswith(
         " In the timed matches, Sunfish's fixed search ran at 18,000 nodes a second on AMD "
-        "EPYC and 19,500 to 23,000 on Intel Xeon: 18% apart on Intel Xeon and 28% over all")
+        "EPYC and 19,500 to 23,000 on Intel Xeon. They lie 18% apart on Intel Xeon and 28% "
+        "apart over all;")
     # A run that recorded no processor: one range over all.
     assert speed_range([match((amd, 18_000)), {"runs": [{"speed": {"nps": 23_000}}]}], 0) == (
         " Sunfish's fixed search ran at 18,000 to 23,000 nodes a second on the machines of "
-        f"the timed matches, 28% apart: {mixed}.")
+        "the timed matches, 28% apart: on a clock a faster machine lifts a point, so the "
+        "points mix the stages' strength with their machines'.")
 
 
 def test_an_unfinished_match_lives_beside_the_data_and_leaves_nothing_when_done(
@@ -718,15 +723,17 @@ def test_a_stage_measured_against_the_second_anchor_is_placed_through_a_link(
         ("o", 0.0), ("o", 100.0), ("s", pytest.approx(200.0))]
     assert ("stage 9 +200.0 ± 67.9 Elo, placed from 300 games against "
             "stockfish-1800") in sentence
-    assert ("Stage 9 is drawn from its match against stockfish-1800 (Stockfish 15.1) at a "
-            "clock of 5+0.05. That anchor stands 400 ± 55 Elo above sunfish, by the stage "
-            "that played both with the same code on one processor, timed within 10% in both "
-            "matches (8), and that margin is part of its interval. With one linking stage "
-            "nothing yet tests") in sentence
+    assert ("Stage 9 is drawn from its match against stockfish-1800 (Stockfish 15.1). That "
+            "anchor stands 400 ± 55 Elo above sunfish, as measured by "
+            "stage 8, which played both anchors with the same code on one processor, timing "
+            "the machine within 10% throughout; that margin is part of its interval. With one "
+            "linking stage nothing yet tests whether stages differ by as much against either "
+            "anchor, which the placing assumes. The margin covers the matches' sampling error, "
+            "not that assumption.") in sentence
     # Stage 8 against 9: both played Stockfish, where the link plays no part: +100 +/- 55.
     assert ("from 7 to 8, +100 ± 55 Elo, resolved; from 8 to 9, +100 ± 55 Elo, "
             "resolved") in sentence
-    assert "as far apart on each processor" not in sentence  # none recorded its processor
+    assert "as far apart there" not in sentence  # none recorded its processor
     labels = [text.get_text() for text in axes.get_legend().get_texts()]
     assert labels == ["measured against sunfish", "placed through stockfish-1800"]
     # The square is drawn in the second anchor's colour, the circles in the first's.
@@ -749,9 +756,12 @@ def test_a_point_placed_from_another_processor_than_its_link_says_what_it_assume
     chapters = ["stage-07-uci", "stage-08-tt", "stage-09-pvs", "stage-10-null-move"]
     write_chart_data(tmp_path, stages, chapters, linked)
     sentence, _axes, _names = run_intro_cells(tmp_path)
-    assert ("Stages 9 and 10 played on Intel Xeon, the linking matches on AMD EPYC: their "
-            "places assume that the two anchors stand as far apart on each processor.") in (
-        sentence)
+    # Stages 9 and 10 timed the machine alike with the link (18,000 nodes a second).
+    assert ("Stages 9 and 10 played on Intel Xeon, the matches of stage 8 on AMD EPYC: their "
+            "places assume that the two anchors stand as far apart there, which no match has "
+            "measured, and another processor need not speed both anchors alike. With one "
+            "linking stage") in sentence
+    assert "The margin covers the matches' sampling error, not these assumptions." in sentence
     # The step between the two processors is refused; the one on Intel Xeon stands.
     assert "from 8 to 9, not compared, since the two matches ran on different processors" in (
         sentence)
@@ -760,8 +770,15 @@ def test_a_point_placed_from_another_processor_than_its_link_says_what_it_assume
     linked[2] = on_cpu(linked[2], "AMD EPYC")
     write_chart_data(tmp_path / "one", stages, chapters, linked)
     sentence, _axes, _names = run_intro_cells(tmp_path / "one")
-    assert ("Stage 9 played on Intel Xeon, the linking matches on AMD EPYC: its place assumes "
-            "that the two anchors stand as far apart on each processor.") in sentence
+    assert ("Stage 9 played on Intel Xeon, the matches of stage 8 on AMD EPYC: its place "
+            "assumes that the two anchors stand") in sentence
+    # Timed faster than the link: by how much, from the slowest to the fastest timings.
+    timed = {"speed": {"nps": 22_500}, "speed_after": {"nps": 23_400}}
+    linked[1] = linked[1] | {"conditions": linked[1]["conditions"] | timed}
+    write_chart_data(tmp_path / "faster", stages, chapters, linked)
+    sentence, _axes, _names = run_intro_cells(tmp_path / "faster")
+    assert ("Stage 9 played on Intel Xeon, where Sunfish's fixed search ran 25% to 30% faster "
+            "than in the matches of stage 8 on AMD EPYC: its place assumes") in sentence
 
 
 @pytest.mark.parametrize(("change", "why"), [
@@ -942,11 +959,13 @@ def test_a_step_compares_only_matches_on_a_machine_timed_alike(
         "from 7 to 8, not compared, since stage 8's match timed its machine at 18,000 nodes "
         "a second at its start and 15,000 at its end (20% apart)")
     # Timed alike, on two processors: their speeds on Sunfish's search say too little.
+    # The processors are named as the text names them, in alphabetical order.
     on_two = [entry | {"conditions": {"quiet": True, "speed": {"nps": 18_000}, "cpu": cpu}}
-              for entry, cpu in zip(stages, ("Intel Xeon", "AMD EPYC"), strict=True)]
+              for entry, cpu in zip(stages, ("Intel(R) Xeon(R) Processor", "AMD EPYC"),
+                                    strict=True)]
     assert first_step(strengthchart, tmp_path / "processors", on_two) == (
         "from 7 to 8, not compared, since the two matches ran on different processors "
-        "(Intel Xeon and AMD EPYC)")
+        "(AMD EPYC and Intel Xeon)")
 
 
 def test_steps_not_compared_for_one_reason_share_it_and_the_ends_say_if_they_compare(
@@ -963,15 +982,16 @@ def test_steps_not_compared_for_one_reason_share_it_and_the_ends_say_if_they_com
     assert ("From one measured stage to the next: from 7 to 8 and from 8 to 9, not compared, "
             "since stage 8's match timed its machine at 18,000 nodes a second at its start and "
             "15,000 at its end (20% apart).") in sentence
-    assert "; they are not compared" not in sentence
+    assert "; the points of stages" not in sentence
     # On two processors, the two ends are said not to compare as well.
     stages[2] = measured("stage-09-pvs", 150.0, 30.0) | {"conditions": {
         "quiet": True, "speed": {"nps": 18_000}, "cpu": "AMD EPYC"}}
     stages[0] = stages[0] | {"conditions": stages[0]["conditions"] | {"cpu": "Intel Xeon"}}
     write_chart_data(tmp_path / "two", stages, chapters)
     sentence, _axes, _names = run_intro_cells(tmp_path / "two")
-    assert ("stage 9 +150.0 ± 30.0 Elo over 300 games; they are not compared, since the "
-            "two matches ran on different processors (Intel Xeon and AMD EPYC).") in sentence
+    assert ("stage 9 +150.0 ± 30.0 Elo over 300 games; the points of stages 7 and 9 are not "
+            "compared, since the two matches ran on different processors (AMD EPYC and Intel "
+            "Xeon).") in sentence
 
 
 def test_an_open_interval_moves_onto_the_scale_with_its_open_end(

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -193,19 +194,27 @@ def changed_since(entry: dict, today: dict) -> str:
             "only (only a digest of every byte was recorded)")
 
 
+def cpu_name(model: str) -> str:
+    """A processor's model name as the text gives it, without trademark signs or a closing
+    "Processor": "Intel(R) Xeon(R) Processor" is "Intel Xeon"."""
+    name = re.sub(r"\((R|TM)\)", "", model, flags=re.IGNORECASE)
+    return " ".join(name.split()).removesuffix(" Processor")
+
+
 def processors(record: dict) -> set[str]:
-    """The processors a match's runs recorded (quiet.py's conditions)."""
-    return {run["cpu"] for run in [record.get("conditions", {}), *runs_of(record)]
+    """The processors a match's runs recorded (quiet.py's conditions), by cpu_name."""
+    return {cpu_name(run["cpu"]) for run in [record.get("conditions", {}), *runs_of(record)]
             if run.get("cpu")}
 
 
 def processor_fault(one: dict, other: dict) -> str:
     """Why two matches ran on different processors, or "" if they did not, as far as they
-    recorded them."""
+    recorded them. The processors are named in alphabetical order, so that two steps
+    refused for one pair of processors read alike."""
     first, second = processors(one), processors(other)
     if first and second and first != second:
-        return (f"the two matches ran on different processors ({', '.join(sorted(first))} "
-                f"and {', '.join(sorted(second))})")
+        named = sorted([", ".join(sorted(first)), ", ".join(sorted(second))])
+        return f"the two matches ran on different processors ({named[0]} and {named[1]})"
     return ""
 
 
@@ -380,19 +389,22 @@ def point_label(stage: str, repeats: str | None) -> str:
     return own if repeats is None else f"{own} = {stage_label(repeats)}"
 
 
+def anchor_label(anchor: dict) -> str:
+    """Return the anchor in words: "sunfish 2023.1", or "stockfish-1800 (Stockfish 15.1)"."""
+    name, version = anchor["name"], anchor["package_version"] or anchor["uci_id_name"]
+    if version is None:
+        return name
+    if version.lower().startswith(name.lower()):  # the version names the engine already
+        return version
+    return f"{name} ({version})"  # a setting of an engine (a Stockfish level), then the engine
+
+
 def anchor_text(anchor: dict) -> str:
     """Return the anchor and its limits in words: "sunfish 2023.1 at a clock of 5+0.05", or
     "stockfish-1800 (Stockfish 15.1) at a clock of 5+0.05"."""
-    name, version = anchor["name"], anchor["package_version"] or anchor["uci_id_name"]
-    if version is None:
-        label = name
-    elif version.lower().startswith(name.lower()):  # the version names the engine already
-        label = version
-    else:  # a setting of an engine (a Stockfish level): the setting, then the engine
-        label = f"{name} ({version})"
     kind, amount = anchor["limits"].split()  # "--tc 5+0.05" or "--nodes 8000"
     limit = f"a clock of {amount}" if kind == "--tc" else f"{amount} nodes a move"
-    return f"{label} at {limit}"
+    return f"{anchor_label(anchor)} at {limit}"
 
 
 def draw_point(axes: plt.Axes, position: int, result: dict, hollow: bool,
@@ -523,13 +535,26 @@ def step_text(earlier: Row, later: Row) -> str:
     return f"{ends}, {gain:+.0f} ± {margin:.0f} Elo, {verdict}"
 
 
-def link_processors(data: dict, placement: Placement, present: set[str]) -> set[str]:
-    """The processors of the matches that place an anchor: its linking stages' matches
-    against it and against the anchor it was placed through."""
-    return {cpu for source in sources(data)
+def link_matches(data: dict, placement: Placement, present: set[str]) -> list[dict]:
+    """The matches that place an anchor: its linking stages' matches against it and against
+    the anchor it was placed through."""
+    return [entry for source in sources(data)
             if anchor_of(source) in (placement.through, placement.anchor)
             for stage, entry in own_results(source, present).items()
-            if stage in placement.links for cpu in processors(entry)}
+            if stage in placement.links]
+
+
+def speed_change(speeds: list[int], reference: list[int]) -> str:
+    """How much faster or slower the machine ran at `speeds` than at `reference`, as
+    "19% to 31% faster", or "" if the two ranges overlap or either is empty."""
+    if not speeds or not reference:
+        return ""
+    low, high = min(speeds) / max(reference), max(speeds) / min(reference)
+    if low <= 1 <= high:
+        return ""
+    first, last = sorted([abs(low - 1), abs(high - 1)])
+    amount = f"{first:.0%}" if f"{first:.0%}" == f"{last:.0%}" else f"{first:.0%} to {last:.0%}"
+    return f"{amount} {'faster' if low >= 1 else 'slower'}"
 
 
 def link_text(data: dict, rows: list[Row], chapters: Path) -> str:
@@ -544,34 +569,52 @@ def link_text(data: dict, rows: list[Row], chapters: Path) -> str:
         if not placed:
             continue
         plural, links = len(placed) > 1, len(placement.links)
-        link_cpus = link_processors(data, placement, present)
+        linking = link_matches(data, placement, present)
+        link_cpus = set().union(*(processors(entry) for entry in linking))
+        by = joined([stage_label(stage) for stage in placement.links])
         text = (f"Stage{'s' if plural else ''} {joined(placed)} "
                 f"{'are' if plural else 'is'} drawn from {'their' if plural else 'its'} "
-                f"match{'es' if plural else ''} against {anchor_text(records[name])}. That "
+                # A linked anchor shares the chart's limits, which its first sentence gives.
+                f"match{'es' if plural else ''} against {anchor_label(records[name])}. That "
                 f"anchor stands {abs(placement.offset):.0f} ± {placement.margin:.0f} Elo "
-                f"{'above' if placement.offset >= 0 else 'below'} {anchor_of(data)}, by the "
-                f"stage{'s' if links > 1 else ''} that played both with the same code on one "
-                f"processor, timed within {NO_CLEAR_DIFFERENCE[1] - 1:.0%} in both matches "
-                f"({joined([stage_label(stage) for stage in placement.links])}), and that "
-                f"margin is part of {'their intervals' if plural else 'its interval'}")
+                f"{'above' if placement.offset >= 0 else 'below'} {anchor_of(data)}, as "
+                f"measured by stage{'s' if links > 1 else ''} {by}, which "
+                f"{'each ' if links > 1 else ''}played both anchors with the same code on one "
+                f"processor, timing the machine within {NO_CLEAR_DIFFERENCE[1] - 1:.0%} "
+                "throughout; that margin is part of "
+                + ("their intervals" if plural else "its interval"))
         if placement.widened_by > 1:
             text += (f", widened {placement.widened_by:.2f} times because the linking "
                      "stages scatter more than their errors alone lead one to expect")
         # A point from a processor the link was not measured on borrows the link's offset.
-        across = {stage: processors(result) - link_cpus for stage, result, repeats in rows
+        across = {stage: result for stage, result, repeats in rows
                   if repeats is None and result["anchor"] == name
                   and processors(result) - link_cpus} if link_cpus else {}
         if across:
-            many, elsewhere = len(across) > 1, sorted(set().union(*across.values()))
-            labels = [stage_label(stage) for stage in across]
-            text += (f". Stage{'s' if many else ''} {joined(labels)} played on "
-                     f"{joined(elsewhere)}, the linking matches on {joined(sorted(link_cpus))}: "
-                     f"{'their places assume' if many else 'its place assumes'} that the two "
-                     "anchors stand as far apart on each processor")
+            many = len(across) > 1
+            elsewhere = sorted(set().union(*(processors(result) for result in across.values()))
+                               - link_cpus)
+            change = speed_change([speed for result in across.values()
+                                   for speed in run_speeds(result)],
+                                  [speed for entry in linking for speed in run_speeds(entry)])
+            text += (f". Stage{'s' if many else ''} "
+                     f"{joined([stage_label(stage) for stage in across])} played on "
+                     f"{joined(elsewhere)}" + (
+                         f", where Sunfish's fixed search ran {change} than in the matches of "
+                         f"stage{'s' if links > 1 else ''} {by} on {joined(sorted(link_cpus))}"
+                         if change and len(elsewhere) == 1 else
+                         f", the matches of stage{'s' if links > 1 else ''} {by} on "
+                         f"{joined(sorted(link_cpus))}")
+                     + f": {'their places assume' if many else 'its place assumes'} that the "
+                     "two anchors stand as far apart there, which no match has measured, and "
+                     "another processor need not speed both anchors alike")
         if links == 1:
             text += (". With one linking stage nothing yet tests whether stages differ by "
-                     "as much against either anchor, which the placing assumes: the margin "
-                     "covers the matches' sampling error, not that assumption")
+                     "as much against either anchor, which the placing assumes")
+        assumptions = (links == 1) + bool(across)
+        if assumptions:
+            text += (". The margin covers the matches' sampling error, "
+                     + ("not that assumption" if assumptions == 1 else "not these assumptions"))
         texts.append(text + ".")
     return " ".join(texts)
 
@@ -656,7 +699,8 @@ def strength_chart(data: dict, chapters: Path, span: list[str] | None = None) ->
         if rows[0][2] is None and rows[-1][2] is None:
             fault = step_pairs(first, last)[1]
             if fault.startswith("not compared"):
-                sentences[0] += f"; they are {fault}"
+                sentences[0] += (f"; the points of stages {stage_label(first_stage)} and "
+                                 f"{stage_label(last_stage)} are {fault}")
     matches = [entry for _stage, _anchor, entry in every_match(data, chapters)]
     builds = sorted({entry.get("build", "unrecorded") for entry in matches})
     sentences.append(f"Every match played cb2026's {builds[0]} build" if len(builds) == 1
