@@ -607,13 +607,13 @@ def test_the_introduction_gives_each_match_its_machines_speed(
     data["stages"][0]["conditions"] = data["stages"][0]["conditions"] | {"cpu": "Intel Xeon"}
     data["stages"][1]["conditions"] = data["stages"][1]["conditions"] | {"cpu": "AMD EPYC"}
     assert ("The matches ran on Intel Xeon (stage 7 against sunfish); AMD EPYC (stage 8 "
-            "against sunfish): a step between two processors is not compared.") in (
+            "against sunfish).") in (
         names["speed_text"](data))
     # With more matches on one processor, only the others are named.
     (tmp_path / "chapters" / "stage-08.1-tt-buckets.md").touch()
     data["stages"].append(data["stages"][1] | {"stage": "stage-08.1-tt-buckets"})
     assert ("The match of stage 7 against sunfish ran on Intel Xeon, every other match on "
-            "AMD EPYC: a step") in names["speed_text"](data)
+            "AMD EPYC.") in names["speed_text"](data)
     data["stages"].pop()
     # A match timed at its end as well: its cell gives both timings, and it counts as timed.
     data["stages"][1]["runs"][1]["speed"] = {"nps": 7_000}
@@ -628,26 +628,31 @@ def test_the_introduction_gives_the_machines_speeds_by_processor(
     _sentence, _axes, names = run_intro_cells(tmp_path)
     monkeypatch.chdir(tmp_path)
     speed_range = names["speed_range_text"]
+    # Matches are named by anchor.
+    assert names["matches_text"]([("stage-07-uci", "sunfish"), ("stage-08-tt", "sunfish"),
+                                  ("stage-13.1-tuning", "stockfish-1800")]) == (
+        "stages 7 and 8 against sunfish and stage 13.1 against stockfish-1800")
 
     def match(*runs: tuple[str, int]) -> dict:
         """A match's record: each run's processor and machine speed."""
         return {"runs": [{"cpu": cpu, "speed": {"nps": nps}} for cpu, nps in runs]}
 
     amd, intel = "AMD EPYC", "Intel(R) Xeon(R) Processor"  # named "Intel Xeon"
-    across = ("on a clock a faster machine lifts a point, so points from different processors "
-              "mix the stages' strength with their machines'")
+    across = ("though across processors Sunfish's speed need not be the engines'. On a clock "
+              "a machine's speed moves a point, so points from different processors mix the "
+              "stages' strength with their machines'")
     # Alike on each processor, apart over both.
     assert speed_range([match((amd, 18_000)), match((amd, 17_000)),
                         match((intel, 23_000), (intel, 22_000))], 0) == (
         " In the timed matches, Sunfish's fixed search ran at 17,000 to 18,000 nodes a second "
         "on AMD EPYC and 22,000 to 23,000 on Intel Xeon. On each processor they lie within "
         "10% of each other, which the book reads as no clear difference (chapter 1); over all "
-        f"they lie 35% apart, and {across}.")
+        f"they lie 35% apart, {across}.")
     # A processor timed once has nothing to agree with: only the other is said to agree.
     assert " On AMD EPYC they lie within 10% of each other, which" in speed_range(
         [match((amd, 18_000)), match((amd, 17_000)), match((intel, 23_000))], 0)
     assert speed_range([match((amd, 18_000)), match((intel, 23_000))], 0).endswith(
-        f" They lie 28% apart, and {across}.")
+        f" They lie 28% apart, {across}.")
     # A processor whose own matches disagree mixes machines too.
     assert speed_range([match((amd, 17_000)), match((amd, 19_500)), match((intel, 23_000))],
                        1).endswith(
@@ -725,8 +730,9 @@ def test_a_stage_measured_against_the_second_anchor_is_placed_through_a_link(
             "stockfish-1800") in sentence
     assert ("Stage 9 is drawn from its match against stockfish-1800 (Stockfish 15.1). That "
             "anchor stands 400 ± 55 Elo above sunfish, as measured by "
-            "stage 8, which played both anchors with the same code on one processor, timing "
-            "the machine within 10% throughout; that margin is part of its interval. With one "
+            "stage 8, which played both anchors with the same code on one processor, its "
+            "timings of the machine in both matches all within 10% of each other; that margin "
+            "is part of its interval. With one "
             "linking stage nothing yet tests whether stages differ by as much against either "
             "anchor, which the placing assumes. The margin covers the matches' sampling error, "
             "not that assumption.") in sentence
@@ -763,8 +769,9 @@ def test_a_point_placed_from_another_processor_than_its_link_says_what_it_assume
             "linking stage") in sentence
     assert "The margin covers the matches' sampling error, not these assumptions." in sentence
     # The step between the two processors is refused; the one on Intel Xeon stands.
-    assert "from 8 to 9, not compared, since the two matches ran on different processors" in (
-        sentence)
+    assert ("From one measured stage to the next: from 7 to 8, +100 ± 55 Elo, resolved; from 9 "
+            "to 10, +100 ± 55 Elo, resolved. Not compared: from 8 to 9, since the two matches "
+            "ran on different processors") in sentence
     assert "from 9 to 10, +100 ± 55 Elo, resolved" in sentence
     # A placed point on the link's own processor is not named.
     linked[2] = on_cpu(linked[2], "AMD EPYC")
@@ -778,7 +785,8 @@ def test_a_point_placed_from_another_processor_than_its_link_says_what_it_assume
     write_chart_data(tmp_path / "faster", stages, chapters, linked)
     sentence, _axes, _names = run_intro_cells(tmp_path / "faster")
     assert ("Stage 9 played on Intel Xeon, where Sunfish's fixed search ran 25% to 30% faster "
-            "than in the matches of stage 8 on AMD EPYC: its place assumes") in sentence
+            "than in the matches of stage 8 on AMD EPYC (how much faster or slower the engines "
+            "ran there is not measured): its place assumes") in sentence
 
 
 @pytest.mark.parametrize(("change", "why"), [
@@ -812,6 +820,21 @@ def load_chart_module(monkeypatch: pytest.MonkeyPatch):  # noqa: ANN201 (a modul
     import strengthchart
 
     return strengthchart
+
+
+def test_a_change_of_machine_speed_is_said_only_where_the_ranges_part(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    speed_change = load_chart_module(monkeypatch).speed_change
+    assert speed_change([22_738, 22_985], [17_495, 19_101]) == "19% to 31% faster"
+    assert speed_change([15_000], [18_000, 18_500]) == "17% to 19% slower"
+    assert speed_change([18_000], [18_000]) == ""  # as fast
+    assert speed_change([18_000, 20_000], [19_000]) == ""  # the ranges overlap
+    assert speed_change([20_000], [18_000, 18_010]) == "11% faster"  # one figure when alike
+    assert speed_change([], [18_000]) == "" and speed_change([18_000], []) == ""
+    cpu_name = load_chart_module(monkeypatch).cpu_name
+    assert cpu_name("Intel(R) Xeon(R) Processor") == "Intel Xeon"
+    assert cpu_name("Intel(R) Core(TM) i7-8700 CPU @ 3.20GHz") == "Intel Core i7-8700 CPU @ 3.20GHz"
+    assert cpu_name("AMD EPYC") == "AMD EPYC"
 
 
 def test_several_links_are_weighed_by_their_precision(
@@ -979,7 +1002,7 @@ def test_steps_not_compared_for_one_reason_share_it_and_the_ends_say_if_they_com
     chapters = ["stage-07-uci", "stage-08-tt", "stage-09-pvs"]
     write_chart_data(tmp_path / "slowed", stages, chapters)
     sentence, _axes, _names = run_intro_cells(tmp_path / "slowed")
-    assert ("From one measured stage to the next: from 7 to 8 and from 8 to 9, not compared, "
+    assert ("Not compared, from one measured stage to the next: from 7 to 8 and from 8 to 9, "
             "since stage 8's match timed its machine at 18,000 nodes a second at its start and "
             "15,000 at its end (20% apart).") in sentence
     assert "; the points of stages" not in sentence

@@ -580,8 +580,8 @@ def link_text(data: dict, rows: list[Row], chapters: Path) -> str:
                 f"{'above' if placement.offset >= 0 else 'below'} {anchor_of(data)}, as "
                 f"measured by stage{'s' if links > 1 else ''} {by}, which "
                 f"{'each ' if links > 1 else ''}played both anchors with the same code on one "
-                f"processor, timing the machine within {NO_CLEAR_DIFFERENCE[1] - 1:.0%} "
-                "throughout; that margin is part of "
+                f"processor, its timings of the machine in both matches all within "
+                f"{NO_CLEAR_DIFFERENCE[1] - 1:.0%} of each other; that margin is part of "
                 + ("their intervals" if plural else "its interval"))
         if placement.widened_by > 1:
             text += (f", widened {placement.widened_by:.2f} times because the linking "
@@ -601,7 +601,8 @@ def link_text(data: dict, rows: list[Row], chapters: Path) -> str:
                      f"{joined([stage_label(stage) for stage in across])} played on "
                      f"{joined(elsewhere)}" + (
                          f", where Sunfish's fixed search ran {change} than in the matches of "
-                         f"stage{'s' if links > 1 else ''} {by} on {joined(sorted(link_cpus))}"
+                         f"stage{'s' if links > 1 else ''} {by} on {joined(sorted(link_cpus))} "
+                         "(how much faster or slower the engines ran there is not measured)"
                          if change and len(elsewhere) == 1 else
                          f", the matches of stage{'s' if links > 1 else ''} {by} on "
                          f"{joined(sorted(link_cpus))}")
@@ -712,7 +713,8 @@ def strength_chart(data: dict, chapters: Path, span: list[str] | None = None) ->
     if linked:
         sentences.append(linked.removesuffix("."))
     measured = {stage for stage, _result, _repeats in rows}
-    steps: list[tuple[list[str], str]] = []  # (which stages, what the step says of them)
+    compared: list[str] = []  # "from 9 to 10, +82 ± 61 Elo, resolved"
+    refused: dict[str, list[str]] = {}  # why a step is not compared: the steps it keeps out
     own_rows = [row for row in rows if row[2] is None]  # a repeated result is no step
     for earlier, later in zip(own_rows, own_rows[1:], strict=False):
         ends = f"from {stage_label(earlier[0])} to {stage_label(later[0])}"
@@ -724,14 +726,17 @@ def strength_chart(data: dict, chapters: Path, span: list[str] | None = None) ->
                           + stage_label(gap[-1]))
             ends += (f" (stage{'' if one else 's'} {stage_label(gap[0])}{span_words} between "
                      f"them {'is' if one else 'are'} not measured yet)")
-        # Neighbouring steps left uncompared for one reason share its words.
-        if steps and verdict.startswith("not compared") and steps[-1][1] == verdict:
-            steps[-1][0].append(ends)
+        # The steps left out for one reason share its words, said once after the measured ones.
+        if verdict.startswith("not compared, "):
+            refused.setdefault(verdict.removeprefix("not compared, "), []).append(ends)
         else:
-            steps.append(([ends], verdict))
-    if steps:
-        sentences.append("From one measured stage to the next: "
-                         + "; ".join(f"{joined(ends)}, {verdict}" for ends, verdict in steps))
+            compared.append(f"{ends}, {verdict}")
+    if compared:
+        sentences.append("From one measured stage to the next: " + "; ".join(compared))
+    if refused:
+        sentences.append(("Not compared: " if compared else
+                          "Not compared, from one measured stage to the next: ")
+                         + "; ".join(f"{joined(ends)}, {why}" for why, ends in refused.items()))
     if not all(entry["conditions"]["quiet"] for entry in matches):
         sentences[-1] += " (not all measured on a quiet machine)"
     # Near all wins or all losses a score says little about the Elo: the anchor is outgrown.
