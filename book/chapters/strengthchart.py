@@ -201,10 +201,15 @@ def cpu_name(model: str) -> str:
     return " ".join(name.split()).removesuffix(" Processor")
 
 
+def run_processor(run: dict, record: dict) -> str:
+    """The processor one run of a match played on, by cpu_name: the run's own record
+    (quiet.py's conditions), else its match's, else ""."""
+    return cpu_name(run.get("cpu") or record.get("conditions", {}).get("cpu", ""))
+
+
 def processors(record: dict) -> set[str]:
-    """The processors a match's runs recorded (quiet.py's conditions), by cpu_name."""
-    return {cpu_name(run["cpu"]) for run in [record.get("conditions", {}), *runs_of(record)]
-            if run.get("cpu")}
+    """The processors a match's runs played on, as far as they recorded them."""
+    return {run_processor(run, record) for run in runs_of(record)} - {""}
 
 
 def processor_fault(one: dict, other: dict) -> str:
