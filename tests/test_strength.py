@@ -438,7 +438,7 @@ def test_the_introduction_draws_every_stage_from_the_data(tmp_path: Path) -> Non
     assert sentence == (
         "On the scale of sunfish 2026.1 at a clock of 5+0.05, stage 7 scores -12.5 ± 40.0 "
         "Elo over 300 games and stage 8 +55.0 ± 38.0 Elo over 298 games. Every match played "
-        "cb2026's compiled build. Stages 1 to 6 cannot play a game yet. From one measured "
+        "cb2026's compiled build. From one measured "
         "stage to the next: from 7 to 8, +68 ± 55 Elo, resolved."
         # 55.0 - -12.5, and the half-widths 40 and 38 added in quadrature
     )
@@ -590,8 +590,8 @@ def test_the_introduction_gives_each_match_its_machines_speed(
     # Stage 8's own two timings disagree: it is named with their spread and set aside.
     assert ("Sunfish's fixed search ran at 19,000 nodes a second on the machine of the "
             "timed match other than the one named next.") in text
-    assert ("One match timed its machine more than 10% apart from the first timing to the "
-            "last: stage 8 against sunfish (157% apart). How fast the machine ran during it "
+    assert ("One match timed its machine at speeds more than 10% apart (the fastest over "
+            "the slowest): stage 8 (157%) against sunfish. How fast the machine ran during it "
             "is not known") in text
     assert "did not time" not in text
     # One run of stage 8 untimed: the speeds are the timed runs', and the match is named.
@@ -632,15 +632,20 @@ def test_the_introduction_gives_the_machines_speeds_by_processor(
     assert names["matches_text"]([("stage-07-uci", "sunfish"), ("stage-08-tt", "sunfish"),
                                   ("stage-13.1-tuning", "stockfish-1800")]) == (
         "stages 7 and 8 against sunfish and stage 13.1 against stockfish-1800")
+    # A note follows its match's stage.
+    assert names["matches_text"]([("stage-11-killers-history", "stockfish-1800"),
+                                  ("stage-13-evaluation", "stockfish-1800")],
+                                 {("stage-13-evaluation", "stockfish-1800"): "13%"}) == (
+        "stages 11 and 13 (13%) against stockfish-1800")
 
     def match(*runs: tuple[str, int]) -> dict:
         """A match's record: each run's processor and machine speed."""
         return {"runs": [{"cpu": cpu, "speed": {"nps": nps}} for cpu, nps in runs]}
 
     amd, intel = "AMD EPYC", "Intel(R) Xeon(R) Processor"  # named "Intel Xeon"
-    across = ("though across processors Sunfish's speed need not be the engines'. On a clock "
-              "a machine's speed moves a point, so points from different processors mix the "
-              "stages' strength with their machines'")
+    across = ("though another processor need not speed the engines by as much as Sunfish's "
+              "search. On a clock a machine's speed can move a point, so points from different "
+              "processors may mix the stages' strength with their machines'")
     # Alike on each processor, apart over both.
     assert speed_range([match((amd, 18_000)), match((amd, 17_000)),
                         match((intel, 23_000), (intel, 22_000))], 0) == (
@@ -657,8 +662,8 @@ def test_the_introduction_gives_the_machines_speeds_by_processor(
     assert speed_range([match((amd, 17_000)), match((amd, 19_500)), match((intel, 23_000))],
                        1).endswith(
         "on Intel Xeon. They lie 15% apart on AMD EPYC and 35% apart over all; on a clock a "
-        "machine's speed moves a point, so the points mix the stages' strength with their "
-        "machines', even on one processor.")
+        "machine's speed can move a point, so the points may mix the stages' strength with "
+        "their machines', even on one processor.")
     # All alike, whatever the processors: one clause.
     assert speed_range([match((amd, 18_000)), match((intel, 19_000))], 0) == (
         " In the timed matches, Sunfish's fixed search ran at 18,000 nodes a second on AMD "
@@ -673,8 +678,8 @@ def test_the_introduction_gives_the_machines_speeds_by_processor(
     # A run that recorded no processor: one range over all.
     assert speed_range([match((amd, 18_000)), {"runs": [{"speed": {"nps": 23_000}}]}], 0) == (
         " Sunfish's fixed search ran at 18,000 to 23,000 nodes a second on the machines of "
-        "the timed matches, 28% apart: on a clock a machine's speed moves a point, so the "
-        "points mix the stages' strength with their machines'.")
+        "the timed matches, 28% apart: on a clock a machine's speed can move a point, so the "
+        "points may mix the stages' strength with their machines'.")
 
 
 def test_an_unfinished_match_lives_beside_the_data_and_leaves_nothing_when_done(
@@ -732,7 +737,7 @@ def test_a_stage_measured_against_the_second_anchor_is_placed_through_a_link(
             "anchor stands 400 ± 55 Elo above sunfish, as measured by "
             "stage 8, which played both anchors with the same code on one processor, its "
             "timings of the machine in both matches all within 10% of each other; that margin "
-            "is part of its interval. With one "
+            "is part of the interval of the point it places. With one "
             "linking stage nothing yet tests whether stages differ by as much against either "
             "anchor, which the placing assumes. The margin covers the matches' sampling error, "
             "not that assumption.") in sentence

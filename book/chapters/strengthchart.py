@@ -167,7 +167,7 @@ def link_fault(one: dict, other: dict) -> str:
     """Why a stage's matches against two anchors cannot link them, or "" if they can. A link
     takes the stage to be one and the same player in both: the same engine code (the digests
     strength_by_stage.py records) on machines timed alike (quiet.speeds_alike) in both
-    matches, since on a clock a faster machine plays stronger."""
+    matches, since on a clock a machine's speed can move a result."""
     if not same_code(one, other):
         return "its engine code changed between the two matches"
     return machine_fault(one, other)
@@ -242,8 +242,8 @@ def timings_text(record: dict) -> str:
 
 def machine_fault(one: dict, other: dict) -> str:
     """Why two matches did not run on one machine as far as their records tell, or "": one
-    processor, timed in both, at speeds alike (quiet.speeds_alike). On a clock a faster
-    machine plays stronger, so two matches compare only on machines timed alike."""
+    processor, timed in both, at speeds alike (quiet.speeds_alike). On a clock a machine's
+    speed can move a result, so two matches compare only on machines timed alike."""
     fault = processor_fault(one, other)
     if fault:
         return fault
@@ -587,7 +587,8 @@ def link_text(data: dict, rows: list[Row], chapters: Path) -> str:
                 f"{'each ' if links > 1 else ''}played both anchors with the same code on one "
                 f"processor, its timings of the machine in both matches all within "
                 f"{NO_CLEAR_DIFFERENCE[1] - 1:.0%} of each other; that margin is part of "
-                + ("their intervals" if plural else "its interval"))
+                + ("the interval of each point it places" if plural
+                   else "the interval of the point it places"))
         if placement.widened_by > 1:
             text += (f", widened {placement.widened_by:.2f} times because the linking "
                      "stages scatter more than their errors alone lead one to expect")
@@ -711,9 +712,6 @@ def strength_chart(data: dict, chapters: Path, span: list[str] | None = None) ->
     builds = sorted({entry.get("build", "unrecorded") for entry in matches})
     sentences.append(f"Every match played cb2026's {builds[0]} build" if len(builds) == 1
                      else f"The matches played cb2026's {' and '.join(builds)} builds")
-    if data["not_playing"]:
-        sentences.append(f"Stages {stage_label(data['not_playing'][0])} to "
-                         f"{stage_label(data['not_playing'][-1])} cannot play a game yet")
     linked = link_text(data, rows, chapters)
     if linked:
         sentences.append(linked.removesuffix("."))
