@@ -386,6 +386,22 @@ def run_intro_cells(folder: Path) -> tuple[str, list, dict]:
     return str(namespace["sentence"]), axes, namespace
 
 
+def test_an_anchor_is_named_in_words_and_its_id_kept_for_commands(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    strengthchart = load_chart_module(monkeypatch)
+    assert strengthchart.anchor_name("sunfish") == "Sunfish"
+    assert strengthchart.anchor_name("stockfish-1800") == "Stockfish at UCI_Elo 1800"
+    assert strengthchart.anchor_name("retired-anchor") == "retired-anchor"  # unknown: its id
+    record = {"name": "sunfish", "package_version": "sunfish 2026.1", "uci_id_name": None}
+    assert strengthchart.anchor_label(record) == "Sunfish 2026.1"
+    record = {"name": "stockfish-1800", "package_version": None,
+              "uci_id_name": "Stockfish 15.1"}
+    assert strengthchart.anchor_label(record) == "Stockfish at UCI_Elo 1800 (Stockfish 15.1)"
+    # How far a match's timings lie apart: the fastest over the slowest, less one.
+    assert strengthchart.spread([16_390, 18_977]) == "16%"
+    assert strengthchart.spread([19_000]) == "0%"
+
+
 def test_the_introduction_says_plainly_when_nothing_is_measured(tmp_path: Path) -> None:
     sentence, axes, _names = run_intro_cells(tmp_path)
     assert sentence.startswith("Not measured yet: run `make strength`") and axes == []
@@ -436,7 +452,7 @@ def test_the_introduction_draws_every_stage_from_the_data(tmp_path: Path) -> Non
     write_chart_data(tmp_path, stages, [entry["stage"] for entry in stages])
     sentence, [axes], _names = run_intro_cells(tmp_path)
     assert sentence == (
-        "On the scale of sunfish 2026.1 at a clock of 5+0.05, stage 7 scores -12.5 ± 40.0 "
+        "On the scale of Sunfish 2026.1 at a clock of 5+0.05, stage 7 scores -12.5 ± 40.0 "
         "Elo over 300 games and stage 8 +55.0 ± 38.0 Elo over 298 games. Every match played "
         "cb2026's compiled build. From one measured "
         "stage to the next: from 7 to 8, +68 ± 55 Elo, resolved."
@@ -468,7 +484,7 @@ def test_the_chart_names_a_match_whose_engine_has_changed_since(
     changed = today["code_digests"] | {"search.py": "other code"}
     data["stages"][0]["code_digests"] = changed
     assert strengthchart.stale_text(data, chapters_folder, code_today) == (
-        "The match of stage 7 against sunfish played engine code that has changed since, "
+        "The match of stage 7 against Sunfish played engine code that has changed since, "
         "so its point stands for that earlier engine. Stage 7.1's point repeats stage 7's, "
         "so it too stands for that earlier engine, not chapter 7.1's code. The step from 7 "
         "to 8 under the chart compares "
@@ -481,12 +497,12 @@ def test_the_chart_names_a_match_whose_engine_has_changed_since(
     assert strengthchart.stale_text(data, chapters_folder, code_today) == ""
     del data["stages"][0]["code_digests"]
     assert strengthchart.stale_text(data, chapters_folder, code_today).startswith(
-        "The match of stage 7 against sunfish played engine modules that have changed since, "
+        "The match of stage 7 against Sunfish played engine modules that have changed since, "
         "in code or perhaps in wording only (only a digest of every byte was recorded)")
     # A match that recorded no digest at all says so.
     del data["stages"][0]["engine_digest"]
     assert strengthchart.stale_text(data, chapters_folder, code_today).startswith(
-        "The match of stage 7 against sunfish recorded no digest of the engine")
+        "The match of stage 7 against Sunfish recorded no digest of the engine")
 
 
 def test_a_snapshot_charts_only_its_own_stages(tmp_path: Path) -> None:
@@ -535,7 +551,7 @@ def test_an_open_interval_is_an_arrow_and_a_lopsided_score_is_flagged(tmp_path: 
                                "text": ">= +250.0"}, "score_fraction": 1.0}
     write_chart_data(tmp_path, [STAGE_7, swept], ["stage-07-uci", "stage-08-tt"])
     sentence, [axes], _names = run_intro_cells(tmp_path)
-    assert "Stage 8 (against sunfish) scored outside 10%-90%" in sentence
+    assert "Stage 8 (against Sunfish) scored outside 10%-90%" in sentence
     assert "Stage 7" not in sentence
     assert [label.get_text() for label in axes.get_xticklabels()] == ["7", "8"]
     # Stage 8's point sits at its known lower end, with one arrow upwards from it.
@@ -591,7 +607,7 @@ def test_the_introduction_gives_each_match_its_machines_speed(
     assert ("Sunfish's fixed search ran at 19,000 nodes a second on the machine of the "
             "timed match other than the one named next.") in text
     assert ("One match timed its machine at speeds more than 10% apart (the fastest over "
-            "the slowest): stage 8 (157%) against sunfish. How fast the machine ran during it "
+            "the slowest): stage 8 (157%) against Sunfish. How fast the machine ran during it "
             "is not known") in text
     assert "did not time" not in text
     # One run of stage 8 untimed: the speeds are the timed runs', and the match is named.
@@ -600,19 +616,19 @@ def test_the_introduction_gives_each_match_its_machines_speed(
     text = names["speed_text"](data)
     assert ("on the machines of the timed runs, within 10% of each other, which the book reads "
             "as no clear difference (chapter 1)") in text
-    assert ("The match of stage 8 against sunfish did not time the machine of every run "
+    assert ("The match of stage 8 against Sunfish did not time the machine of every run "
             "that played it") in text
     assert "processor" not in text  # the runs recorded none, so none differ
     # A match on another processor is named with it.
     data["stages"][0]["conditions"] = data["stages"][0]["conditions"] | {"cpu": "Intel Xeon"}
     data["stages"][1]["conditions"] = data["stages"][1]["conditions"] | {"cpu": "AMD EPYC"}
-    assert ("The matches ran on Intel Xeon (stage 7 against sunfish); AMD EPYC (stage 8 "
-            "against sunfish).") in (
+    assert ("The matches ran on Intel Xeon (stage 7 against Sunfish); AMD EPYC (stage 8 "
+            "against Sunfish).") in (
         names["speed_text"](data))
     # With more matches on one processor, only the others are named.
     (tmp_path / "chapters" / "stage-08.1-tt-buckets.md").touch()
     data["stages"].append(data["stages"][1] | {"stage": "stage-08.1-tt-buckets"})
-    assert ("The match of stage 7 against sunfish ran on Intel Xeon, every other match on "
+    assert ("The match of stage 7 against Sunfish ran on Intel Xeon, every other match on "
             "AMD EPYC.") in names["speed_text"](data)
     data["stages"].pop()
     # A match timed at its end as well: its cell gives both timings, and it counts as timed.
@@ -628,15 +644,15 @@ def test_the_introduction_gives_the_machines_speeds_by_processor(
     _sentence, _axes, names = run_intro_cells(tmp_path)
     monkeypatch.chdir(tmp_path)
     speed_range = names["speed_range_text"]
-    # Matches are named by anchor.
+    # Matches are named by anchor, in words (the ids are for the table and the commands).
     assert names["matches_text"]([("stage-07-uci", "sunfish"), ("stage-08-tt", "sunfish"),
                                   ("stage-13.1-tuning", "stockfish-1800")]) == (
-        "stages 7 and 8 against sunfish and stage 13.1 against stockfish-1800")
+        "stages 7 and 8 against Sunfish and stage 13.1 against Stockfish at UCI_Elo 1800")
     # A note follows its match's stage.
     assert names["matches_text"]([("stage-11-killers-history", "stockfish-1800"),
                                   ("stage-13-evaluation", "stockfish-1800")],
                                  {("stage-13-evaluation", "stockfish-1800"): "13%"}) == (
-        "stages 11 and 13 (13%) against stockfish-1800")
+        "stages 11 and 13 (13%) against Stockfish at UCI_Elo 1800")
 
     def match(*runs: tuple[str, int]) -> dict:
         """A match's record: each run's processor and machine speed."""
@@ -732,9 +748,9 @@ def test_a_stage_measured_against_the_second_anchor_is_placed_through_a_link(
     assert [(line.get_marker(), *line.get_ydata()) for line in points] == [
         ("o", 0.0), ("o", 100.0), ("s", pytest.approx(200.0))]
     assert ("stage 9 +200.0 ± 67.9 Elo, placed from 300 games against "
-            "stockfish-1800") in sentence
-    assert ("Stage 9 is drawn from its match against stockfish-1800 (Stockfish 15.1). That "
-            "anchor stands 400 ± 55 Elo above sunfish, as measured by "
+            "Stockfish at UCI_Elo 1800") in sentence
+    assert ("Stage 9 is drawn from its match against Stockfish at UCI_Elo 1800 (Stockfish "
+            "15.1). That anchor stands 400 ± 55 Elo above Sunfish, as measured by "
             "stage 8, which played both anchors with the same code on one processor, its "
             "timings of the machine in both matches all within 10% of each other; that margin "
             "is part of the interval of the point it places. With one "
@@ -746,7 +762,7 @@ def test_a_stage_measured_against_the_second_anchor_is_placed_through_a_link(
             "resolved") in sentence
     assert "as far apart there" not in sentence  # none recorded its processor
     labels = [text.get_text() for text in axes.get_legend().get_texts()]
-    assert labels == ["measured against sunfish", "placed through stockfish-1800"]
+    assert labels == ["measured against Sunfish", "placed through Stockfish at UCI_Elo 1800"]
     # The square is drawn in the second anchor's colour, the circles in the first's.
     assert points[2].get_color() != points[0].get_color() == points[1].get_color()
 

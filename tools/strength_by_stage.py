@@ -110,28 +110,33 @@ PROBE_SECONDS = 30.0  # an interpreted stage answers `go depth 1` in a second or
 class Anchor:
     """The fixed opponent of every stage."""
 
-    name: str
+    name: str  # the id of the commands and the data files
     spec: tuple[str, ...]  # the runner's engine spec, without the name
     description: str
+    title: str  # the name in a sentence
     package: str | None = None  # the PyPI package whose version identifies the engine
 
 
 ANCHORS = {
-    "sunfish": Anchor("sunfish", (f"cmd={SUNFISH}",), "Sunfish (PyPI), pure Python", "sunfish"),
+    "sunfish": Anchor("sunfish", (f"cmd={SUNFISH}",), "Sunfish (PyPI), pure Python", "Sunfish",
+                      "sunfish"),
     "stockfish-1350": Anchor(
         "stockfish-1350",
         (f"cmd={STOCKFISH}", "option.UCI_LimitStrength=true", "option.UCI_Elo=1350",
          "option.Threads=1"),
         "Stockfish with UCI_LimitStrength at UCI_Elo 1350, one thread",
+        "Stockfish at UCI_Elo 1350",
     ),
     "stockfish-1800": Anchor(
         "stockfish-1800",
         (f"cmd={STOCKFISH}", "option.UCI_LimitStrength=true", "option.UCI_Elo=1800",
          "option.Threads=1"),
         "Stockfish with UCI_LimitStrength at UCI_Elo 1800, one thread",
+        "Stockfish at UCI_Elo 1800",
     ),
     # Not fixed at all: the newest cb2026. Only for trials and the tool's own tests.
-    "self": Anchor("self", (), "cb2026 of the newest stage (a trial, not a fixed anchor)"),
+    "self": Anchor("self", (), "cb2026 of the newest stage (a trial, not a fixed anchor)",
+                   "cb2026 itself"),
 }
 
 

@@ -41,6 +41,9 @@ from matchreport import finite, joined, sigma
 # Whether two matches ran on a machine of one speed (tools/quiet.py).
 from quiet import NO_CLEAR_DIFFERENCE, run_speeds, runs_of, speeds_alike
 
+# The anchors, each with its id (for commands and tables) and its name in a sentence.
+from strength_by_stage import ANCHORS
+
 # Elo: the length of the arrow standing for an open end of an interval.
 OPEN_END = 150
 # Each anchor's marker and colour: the chart's own anchor first, then the linked ones in
@@ -230,11 +233,16 @@ def unsteady(record: dict) -> bool:
     return bool(speeds) and not speeds_alike(speeds)
 
 
+def spread(speeds: list[int]) -> str:
+    """How far apart a machine's timings lie, the fastest over the slowest less one: "16%"."""
+    return f"{max(speeds) / min(speeds) - 1:.0%}"
+
+
 def timings_text(record: dict) -> str:
     """Return a match's machine timings in order, with how far apart they lie: "at 18,977
     nodes a second at its start and 16,390 at its end (16% apart)"."""
     speeds = run_speeds(record)
-    apart = f"({max(speeds) / min(speeds) - 1:.0%} apart)"
+    apart = f"({spread(speeds)} apart)"
     if len(speeds) == 2 and len(runs_of(record)) == 1:
         return f"at {speeds[0]:,} nodes a second at its start and {speeds[1]:,} at its end {apart}"
     return f"at {joined([f'{speed:,}' for speed in speeds])} nodes a second in turn {apart}"
@@ -394,19 +402,26 @@ def point_label(stage: str, repeats: str | None) -> str:
     return own if repeats is None else f"{own} = {stage_label(repeats)}"
 
 
+def anchor_name(name: str) -> str:
+    """Return an anchor's name in a sentence, "Stockfish at UCI_Elo 1800" for the id
+    stockfish-1800 (an anchor the tool no longer knows keeps its id)."""
+    return ANCHORS[name].title if name in ANCHORS else name
+
+
 def anchor_label(anchor: dict) -> str:
-    """Return the anchor in words: "sunfish 2023.1", or "stockfish-1800 (Stockfish 15.1)"."""
+    """Return the anchor in words: "Sunfish 2023.1", or "Stockfish at UCI_Elo 1800
+    (Stockfish 15.1)"."""
     name, version = anchor["name"], anchor["package_version"] or anchor["uci_id_name"]
     if version is None:
-        return name
-    if version.lower().startswith(name.lower()):  # the version names the engine already
-        return version
-    return f"{name} ({version})"  # a setting of an engine (a Stockfish level), then the engine
+        return anchor_name(name)
+    if version.lower().startswith(name.lower()):  # a package's version: "sunfish 2023.1"
+        return anchor_name(name) + version[len(name):]
+    return f"{anchor_name(name)} ({version})"  # a setting of an engine, then the engine
 
 
 def anchor_text(anchor: dict) -> str:
-    """Return the anchor and its limits in words: "sunfish 2023.1 at a clock of 5+0.05", or
-    "stockfish-1800 (Stockfish 15.1) at a clock of 5+0.05"."""
+    """Return the anchor and its limits in words: "Sunfish 2023.1 at a clock of 5+0.05", or
+    "Stockfish at UCI_Elo 1800 (Stockfish 15.1) at a clock of 5+0.05"."""
     kind, amount = anchor["limits"].split()  # "--tc 5+0.05" or "--nodes 8000"
     limit = f"a clock of {amount}" if kind == "--tc" else f"{amount} nodes a move"
     return f"{anchor_label(anchor)} at {limit}"
@@ -462,8 +477,8 @@ def draw_chart(rows: list[Row], anchor: dict, span: list[str] | None = None,
             label = None
             if len(used) > 1 and name not in labelled:
                 labelled.add(name)
-                label = (f"measured against {name}" if name == anchor["name"]
-                         else f"placed through {name}")
+                label = (f"measured against {anchor_name(name)}" if name == anchor["name"]
+                         else f"placed through {anchor_name(name)}")
             draw_point(axes, position, result, hollow=repeats is not None,
                        marker=MARKERS[rank % len(MARKERS)], label=label,
                        colour=COLOURS[rank % len(COLOURS)])
@@ -481,7 +496,7 @@ def draw_chart(rows: list[Row], anchor: dict, span: list[str] | None = None,
         axes.legend(loc="best", fontsize="small")
     axes.axhline(0, color="grey", linewidth=0.5)
     axes.set_xlabel("stage")
-    axes.set_ylabel(f"Elo above {anchor['name']}")
+    axes.set_ylabel(f"Elo above {anchor_name(anchor['name'])}")
     axes.set_title(f"cb2026 by stage on the scale of {anchor_text(anchor)}, 95% intervals")
     plt.show()
     return missing
@@ -582,7 +597,8 @@ def link_text(data: dict, rows: list[Row], chapters: Path) -> str:
                 # A linked anchor shares the chart's limits, which its first sentence gives.
                 f"match{'es' if plural else ''} against {anchor_label(records[name])}. That "
                 f"anchor stands {abs(placement.offset):.0f} ± {placement.margin:.0f} Elo "
-                f"{'above' if placement.offset >= 0 else 'below'} {anchor_of(data)}, as "
+                f"{'above' if placement.offset >= 0 else 'below'} "
+                f"{anchor_name(anchor_of(data))}, as "
                 f"measured by stage{'s' if links > 1 else ''} {by}, which "
                 f"{'each ' if links > 1 else ''}played both anchors with the same code on one "
                 f"processor, its timings of the machine in both matches all within "
@@ -644,7 +660,8 @@ def stale_text(data: dict, chapters: Path, code_today: Callable[[str], dict]) ->
         stands = ("its point stands for that earlier engine" if one
                   else "their points stand for those earlier engines")
         texts.append(f"The match{'' if one else 'es'} of stage{'' if one else 's'} "
-                     f"{joined([stage_label(stage) for stage in stages])} against {anchor} "
+                     f"{joined([stage_label(stage) for stage in stages])} against "
+                     f"{anchor_name(anchor)} "
                      f"{change}, so {stands}")
     rows = chart_rows(data, chapters)
     texts += [f"Stage {stage_label(stage)}'s point repeats stage {stage_label(repeated)}'s, "
@@ -670,13 +687,14 @@ def stale_text(data: dict, chapters: Path, code_today: Callable[[str], dict]) ->
 
 def match_text(stage: str, result: dict, scale: str) -> str:
     """Return "+55.0 ± 38.0 Elo over 298 games"; for a point placed through another anchor,
-    "+200.0 ± 67.9 Elo, placed from 300 games against stockfish-1800"."""
+    "+200.0 ± 67.9 Elo, placed from 300 games against Stockfish at UCI_Elo 1800"."""
     # The sentence's steps and link say "±"; the runner's own text says "+/-".
     text = result["elo"]["text"].replace("+/-", "±")
     if result["anchor"] == scale:
         return f"{text} Elo over {result['games']} games"
     # The figure is on the chart's scale, not against the anchor that was played.
-    return f"{text} Elo, placed from {result['games']} games against {result['anchor']}"
+    return (f"{text} Elo, placed from {result['games']} games against "
+            f"{anchor_name(result['anchor'])}")
 
 
 def unmeasured_between(span: list[str], earlier: str, later: str,
@@ -744,7 +762,7 @@ def strength_chart(data: dict, chapters: Path, span: list[str] | None = None) ->
         sentences[-1] += " (not all measured on a quiet machine)"
     # Near all wins or all losses a score says little about the Elo: the anchor is outgrown.
     low, high = INFORMATIVE_SCORES
-    lopsided = [f"{stage_label(stage)} (against {result['anchor']})"
+    lopsided = [f"{stage_label(stage)} (against {anchor_name(result['anchor'])})"
                 for stage, result, repeats in rows
                 if repeats is None and not low <= result["score_fraction"] <= high]
     if lopsided:
