@@ -63,6 +63,12 @@ def test_a_clock_match_resumes_only_on_a_machine_of_its_speed(
     assert not elo_matches.same_machine_as_before(path, here)
     assert "timed with sunfish 2027.1 here, with sunfish 2026.1 before" in (
         capsys.readouterr().out)
+    # Another processor at a speed within the band is still another machine.
+    here = run_with_speed(18_500)
+    runs.write_text(json.dumps([{"games_before": 0, "cores": here.cores,
+                                 "cpu": f"not {here.cpu}", "speed": {"nps": 18_500}}]))
+    assert not elo_matches.same_machine_as_before(path, here)
+    assert f"{here.cpu} here, not {here.cpu} before" in capsys.readouterr().out
     # Earlier runs that recorded neither cores nor a reference are judged by speed alone.
     runs.write_text(json.dumps([{"games_before": 0, "speed": {"nps": 18_000}}]))
     assert elo_matches.same_machine_as_before(path, here)

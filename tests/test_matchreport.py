@@ -86,7 +86,10 @@ def test_an_aborted_match_says_how_far_it_got() -> None:
     assert games_text(match([0, 0, 3, 0, 0], 100, -50, 50)) == "6 (3) of 100 planned"
     resumed = match([0, 0, 3, 0, 0], 6, -50, 50, games_resumed=4)
     assert games_text(resumed) == (
-        "6 (3), 4 of them from an interrupted run (`--resume`), as planned")
+        "6 (3), 4 of them from an earlier run (`--resume`), as planned")
+    resumed["runs"] = [{}, {}, {}]  # two runs stopped, the third finished the match
+    assert games_text(resumed) == (
+        "6 (3), 4 of them from 2 earlier runs (`--resume`), as planned")
 
 
 def test_a_capped_match_with_an_undecided_sprt() -> None:
@@ -228,10 +231,29 @@ def test_games_lost_on_time_are_counted_on_a_clock_only() -> None:
         "the compiled build, on a machine checked quiet before the match (1-minute load "
         "average 0.3, limit 0.6), with 2 games lost on time (a 1; b 1); Sunfish's fixed "
         "search ran at 18,715 nodes a second there (tools/calibrate.py)")
+    assert "| machine speed | Sunfish's fixed search ran at 18,715 nodes a second" in (
+        match_table(clock, "cmd"))
     clock["runs"] = [{"speed": {"nps": 18_000}}, {}, clock["conditions"]]
     assert matchreport.clock_conditions(clock).endswith(
         "ran at 18,000 to 18,715 nodes a second there (tools/calibrate.py), over 3 runs, 2 "
         "of them timed at their start: alike, by the band of no clear difference")
+    # The table's load over the runs: one of three recorded it, then every one, all quiet.
+    assert ("| load | quiet before 1 of its 3 runs (2 recorded no load): 1-minute load "
+            "average 0.30 before them, 1.90 after the last") in match_table(clock, "cmd")
+    clock["runs"][:2] = [{"quiet": True, "load_before": 0.5}, {"quiet": True, "load_before": 0.4}]
+    assert ("| load | quiet before each of its 3 runs: 1-minute load average 0.30 to 0.50 "
+            "before them, 1.90 after the last (limit 0.6 before;") in match_table(clock, "cmd")
+    assert matchreport.clock_conditions(clock).startswith(
+        "the compiled build, on a machine checked quiet before each of its 3 runs (1-minute "
+        "load average 0.3 to 0.5, limit 0.6)")
+    clock["runs"][1]["quiet"] = False
+    assert "| load | NOT quiet before 1 of its 3 runs: 1-minute" in match_table(clock, "cmd")
+    assert ("on a machine NOT quiet before 1 of its 3 runs (1-minute load average 0.3 to 0.5, "
+            "limit 0.6), so other work may have taken") in matchreport.clock_conditions(clock)
+    # In the table no machine comes before the speed, so it says no "there".
+    assert ("| machine speed | Sunfish's fixed search ran at 18,715 nodes a second "
+            "(tools/calibrate.py), over 3 runs, 1 of them timed at its start |") in (
+        match_table(clock, "cmd"))
     del clock["runs"], clock["conditions"]["speed"]
     loaded = match([0, 0, 1, 0, 0], 2, -20, 20, games=[], conditions={
         "quiet": False, "load_before": 2.4, "load_after": 3.0, "load_limit": 0.6})

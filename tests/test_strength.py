@@ -396,7 +396,10 @@ def test_an_anchor_is_named_in_words_and_its_id_kept_for_commands(
     assert strengthchart.anchor_label(record) == "Sunfish 2026.1"
     record = {"name": "stockfish-1800", "package_version": None,
               "uci_id_name": "Stockfish 15.1"}
-    assert strengthchart.anchor_label(record) == "Stockfish at UCI_Elo 1800 (Stockfish 15.1)"
+    assert strengthchart.anchor_label(record) == "Stockfish 15.1 at UCI_Elo 1800"
+    record["uci_id_name"] = "Fairy-Stockfish 14"  # another engine's name: said apart
+    assert strengthchart.anchor_label(record) == (
+        "Stockfish at UCI_Elo 1800 (Fairy-Stockfish 14)")
     # How far a match's timings lie apart: the fastest over the slowest, less one.
     assert strengthchart.spread([16_390, 18_977]) == "16%"
     assert strengthchart.spread([19_000]) == "0%"
@@ -723,6 +726,29 @@ def test_an_unfinished_match_lives_beside_the_data_and_leaves_nothing_when_done(
     assert strength_by_stage.WORK_FOLDER == strength_by_stage.DATA_FOLDER / "unfinished"
 
 
+def test_a_match_capped_by_games_keeps_its_journal_for_the_rest(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Chapter 18's pilot against GNU Chess (--games 20) is the start of the full match.
+    monkeypatch.setattr(elo_matches, "ROOT", tmp_path)
+    pilot = {experiment.name: experiment
+             for experiment in elo_matches.EXPERIMENTS["stage-18-rating"]}["gnuchess"]
+    working = elo_matches.working_path("stage-18-rating", "gnuchess")
+    journal = working.parent / f"{working.name}.journal.jsonl"
+    for capped in (True, False):
+        working.parent.mkdir(parents=True, exist_ok=True)
+        for suffix, text in ((".json", '{"games_played": 20}'), (".pgn", "[Event]"),
+                             (".journal.jsonl", "{}\n"), (".sources.json", '{"cli.py": "d"}')):
+            (working.parent / f"{working.name}{suffix}").write_text(text)
+        stored = elo_matches.store_result("stage-18-rating", pilot, "compiled", {"quiet": True},
+                                          [{"games_before": 0}], capped=capped)
+        assert stored == elo_matches.data_path("stage-18-rating", "gnuchess")
+        record = json.loads(stored.with_suffix(".json").read_text())
+        assert record["games_played"] == 20 and record["sources"] == {"cli.py": "d"}
+        assert record["runs"] == [{"games_before": 0, "quiet": True}]
+        assert stored.with_suffix(".pgn").read_text() == "[Event]"
+        assert journal.exists() == capped  # a full match leaves no working files
+
+
 def measured(stage: str, difference: float, margin: float, score: float = 0.5,
              nps: int = 18_000) -> dict:
     """A stage's entry in a data file, with a symmetric 95 % interval, its engine's digest
@@ -749,8 +775,8 @@ def test_a_stage_measured_against_the_second_anchor_is_placed_through_a_link(
         ("o", 0.0), ("o", 100.0), ("s", pytest.approx(200.0))]
     assert ("stage 9 +200.0 ± 67.9 Elo, placed from 300 games against "
             "Stockfish at UCI_Elo 1800") in sentence
-    assert ("Stage 9 is drawn from its match against Stockfish at UCI_Elo 1800 (Stockfish "
-            "15.1). That anchor stands 400 ± 55 Elo above Sunfish, as measured by "
+    assert ("Stage 9 is drawn from its match against Stockfish 15.1 at UCI_Elo 1800. That "
+            "anchor stands 400 ± 55 Elo above Sunfish, as measured by "
             "stage 8, which played both anchors with the same code on one processor, its "
             "timings of the machine in both matches all within 10% of each other; that margin "
             "is part of the interval of the point it places. With one "

@@ -573,14 +573,19 @@ def games_in_journal(path: Path) -> int:
 
 def same_machine_as_before(path: Path, conditions: quiet.Conditions) -> bool:
     """Refuse to resume a clock match (`path` is working_path's) on a machine unlike its
-    earlier runs': other cores (they set how many games run at once), a speed timed with
-    another reference, or a speed outside the band of no clear difference beside any
-    earlier run's. On a clock the engine's strength follows the machine, and the data file
-    names one match."""
+    earlier runs': another processor (Sunfish's speed stands for the engines' only on one),
+    other cores (they set how many games run at once), a speed timed with another
+    reference, or a speed outside the band of no clear difference beside any earlier run's.
+    On a clock the engine's strength follows the machine, and the data file names one
+    match."""
     if conditions.speed is None:
         return True
     runs = quiet.previous_runs(path.parent / f"{path.name}.runs.json")
     reasons = []
+    processors = sorted({run["cpu"] for run in runs
+                         if run.get("cpu") not in (None, conditions.cpu)})
+    if processors:
+        reasons.append(f"{conditions.cpu} here, {', '.join(processors)} before")
     cores = sorted({run["cores"] for run in runs
                     if run.get("cores") not in (None, conditions.cores)})
     if cores:
@@ -658,20 +663,32 @@ def play(stage: str, experiment: Experiment, options: argparse.Namespace) -> int
         end_run(conditions, experiment.on_clock, completed.returncode == 0)
     if completed.returncode != 0:
         return completed.returncode
+    destination = store_result(stage, experiment, build, conditions.record(), runs,
+                               capped=games < experiment.games)
+    print(f"wrote {destination.relative_to(ROOT)}.json and .pgn", flush=True)
+    return 0
+
+
+def store_result(stage: str, experiment: Experiment, build: str, conditions: dict,
+                 runs: list[dict], capped: bool) -> Path:
+    """Copy a match that ended into book/data with the runs that played it, and return where.
+    A match that played all its games leaves no working files; one capped by --games (a
+    pilot) keeps them, so that --resume goes on from its games instead of playing them
+    again."""
     source, destination = working_path(stage, experiment.name), data_path(stage, experiment.name)
     destination.parent.mkdir(parents=True, exist_ok=True)
     summary = json.loads(source.with_suffix(".json").read_text())
     # Every run's conditions, the last one's completed at its end: a match resumed in
     # another session keeps what each session's machine was.
-    summary |= {"build": build, "conditions": conditions.record(),
-                "runs": [*runs[:-1], {**runs[-1], **conditions.record()}],
+    summary |= {"build": build, "conditions": conditions,
+                "runs": [*runs[:-1], {**runs[-1], **conditions}],
                 "sources": started_with_code(source),
                 "command": f"python tools/elo_matches.py {stage} --only {experiment.name}"}
     destination.with_suffix(".json").write_text(json.dumps(summary, indent=1) + "\n")
     shutil.copyfile(source.with_suffix(".pgn"), destination.with_suffix(".pgn"))
-    remove_unfinished(source)
-    print(f"wrote {destination.relative_to(ROOT)}.json and .pgn", flush=True)
-    return 0
+    if not capped:
+        remove_unfinished(source)
+    return destination
 
 
 def main() -> int:

@@ -153,23 +153,23 @@ def speeds_alike(speeds: Sequence[float]) -> bool:
     return band(max(speeds) / min(speeds)) == "inside"
 
 
-def speed_clause(record: dict[str, Any]) -> str:
+def speed_clause(record: dict[str, Any], place: str = " there") -> str:
     """The book's words for a measurement's machine speed, as a clause: one figure; a run's
     start and end (only the run that finishes a clock match is timed at its end); or the
     range over its runs with how many were timed; with whether the timings agree. "" if
-    none was timed."""
+    none was timed. `place` follows "nodes a second": "" where no machine was named before."""
     speeds = run_speeds(record)
     if not speeds:
         return ""
     clause = "Sunfish's fixed search ran at "
     runs, recorded = run_count(record), runs_of(record)
     if runs == 1 and len(speeds) == 2:  # one run, timed at its start and at its end
-        clause += (f"{speeds[0]:,} nodes a second there at the match's start and "
+        clause += (f"{speeds[0]:,} nodes a second{place} at the match's start and "
                    f"{speeds[1]:,} at its end (tools/calibrate.py)")
     else:
         low, high = min(speeds), max(speeds)
         figures = f"{low:,}" if low == high else f"{low:,} to {high:,}"
-        clause += f"{figures} nodes a second there (tools/calibrate.py)"
+        clause += f"{figures} nodes a second{place} (tools/calibrate.py)"
     if runs > 1:
         started = timed_runs(record)
         timed = ("each timed at its start" if started == runs

@@ -20,7 +20,7 @@ from typing import Protocol
 import chess.pgn
 
 from compile_engine import changed_modules  # tools/compile_engine.py
-from quiet import speed_clause  # tools/quiet.py
+from quiet import run_count, speed_clause  # tools/quiet.py
 
 
 def load_match(path: Path, command: str) -> dict:
@@ -128,16 +128,45 @@ def hash_text(engine: dict) -> str:
         + buckets
 
 
+def load_before(match: dict) -> tuple[str, bool, list[float]]:
+    """Return when the machine's load was checked before a match ("before the match", or for
+    a resumed match "before each of its 3 runs"), whether it was quiet every time, and the
+    loads found. A match with `conditions` only, or one run, was checked once."""
+    conditions = match["conditions"]
+    total = run_count(match)
+    checked = [run for run in match.get("runs") or [] if run.get("load_before") is not None]
+    if total < 2 or not checked:
+        return "before the match", conditions["quiet"], [conditions["load_before"]]
+    loads = [run["load_before"] for run in checked]
+    unrecorded = (f" ({total - len(checked)} recorded no load)"
+                  if len(checked) < total else "")
+    loud = sum(1 for run in checked if not run["quiet"])
+    if loud:
+        return f"before {loud} of its {total} runs{unrecorded}", False, loads
+    if unrecorded:
+        return f"before {len(checked)} of its {total} runs{unrecorded}", True, loads
+    return f"before each of its {total} runs", True, loads
+
+
+def loads_text(loads: list[float], form: str = "") -> str:
+    """Return load averages as one figure, or as a range where they differ."""
+    low, high = format(min(loads), form), format(max(loads), form)
+    return low if low == high else f"{low} to {high}"
+
+
 def conditions_text(match: dict) -> str:
     """Return how loaded the machine was, and whether the limits let load change the games."""
     conditions = match.get("conditions")
     if conditions is None:
         return "not recorded"
     # "quiet" judges the load before the match only: the load after includes its engines.
-    text = (f"{'quiet' if conditions['quiet'] else 'NOT quiet'} before the match: 1-minute "
-            f"load average {conditions['load_before']:.2f} before, {conditions['load_after']:.2f} "
-            f"after (limit {conditions['load_limit']} before; the load after includes the "
-            f"match's own engines)")
+    where, quiet, loads = load_before(match)
+    resumed = where != "before the match"
+    text = (f"{'quiet' if quiet else 'NOT quiet'} {where}: 1-minute load average "
+            f"{loads_text(loads, '.2f')} before{' them' if resumed else ''}, "
+            f"{conditions['load_after']:.2f} after{' the last' if resumed else ''} (limit "
+            f"{conditions['load_limit']} before; the load after includes the match's own "
+            "engines)")
     if match["limits"]["nodes"]:
         text += "; at fixed nodes load does not change the games"
     return text
@@ -174,7 +203,9 @@ def games_text(match: dict) -> str:
     text = f"{played} ({pairs})"
     # The command in the table does not show --resume: say how many games an earlier run gave.
     if match.get("games_resumed"):
-        text += f", {match['games_resumed']} of them from an interrupted run (`--resume`)"
+        earlier = run_count(match) - 1  # the runs before the one that finished
+        runs = "an earlier run" if earlier < 2 else f"{earlier} earlier runs"
+        text += f", {match['games_resumed']} of them from {runs} (`--resume`)"
     if sprt_decided(match):
         # Pairs already being played when the SPRT decided are finished and counted.
         late = pairs - (match["sprt"].get("pairs_at_verdict") or pairs)
@@ -278,13 +309,12 @@ def clock_conditions(match: dict) -> str:
     conditions = match.get("conditions")
     if conditions is None:
         text += ", on a machine whose load was not recorded"
-    elif conditions["quiet"]:
-        text += (f", on a machine checked quiet before the match (1-minute load average "
-                 f"{conditions['load_before']}, limit {conditions['load_limit']})")
     else:
-        text += (f", on a machine NOT quiet before the match (1-minute load average "
-                 f"{conditions['load_before']}, limit {conditions['load_limit']}), so other "
-                 f"work may have taken the engines' time and the result is suspect")
+        where, quiet, loads = load_before(match)
+        load = f"(1-minute load average {loads_text(loads)}, limit {conditions['load_limit']})"
+        text += (f", on a machine checked quiet {where} {load}" if quiet else
+                 f", on a machine NOT quiet {where} {load}, so other work may have taken the "
+                 "engines' time and the result is suspect")
     losses = time_losses(match)
     if losses is None:
         text += "; the file keeps no games, so losses on time are not known"
@@ -339,8 +369,11 @@ def match_table(match: dict, command: str) -> str:
         ("build", match.get("build", "not recorded")),
         ("pairs played at once", str(match.get("concurrency", "not recorded"))),
         ("load", conditions_text(match)),
-        ("command", f"`{command}`"),
     ]
+    speed = speed_clause(match, place="")  # a match on a clock times the machine
+    if speed:
+        rows.append(("machine speed", speed))
+    rows.append(("command", f"`{command}`"))
     return "\n".join(f"| {key} | {value} |" for key, value in [header, ("---", "---"), *rows])
 
 

@@ -234,7 +234,8 @@ def unsteady(record: dict) -> bool:
 
 
 def spread(speeds: list[int]) -> str:
-    """How far apart a machine's timings lie, the fastest over the slowest less one: "16%"."""
+    """Return how far apart a machine's timings lie, the fastest over the slowest less one:
+    "16%"."""
     return f"{max(speeds) / min(speeds) - 1:.0%}"
 
 
@@ -409,22 +410,27 @@ def anchor_name(name: str) -> str:
 
 
 def anchor_label(anchor: dict) -> str:
-    """Return the anchor in words: "Sunfish 2023.1", or "Stockfish at UCI_Elo 1800
-    (Stockfish 15.1)"."""
+    """Return the anchor with its version in words: "Sunfish 2023.1", or "Stockfish 15.1 at
+    UCI_Elo 1800" (the version's name in place of the name's first word, where they agree)."""
     name, version = anchor["name"], anchor["package_version"] or anchor["uci_id_name"]
+    title = anchor_name(name)
     if version is None:
-        return anchor_name(name)
+        return title
     if version.lower().startswith(name.lower()):  # a package's version: "sunfish 2023.1"
-        return anchor_name(name) + version[len(name):]
-    return f"{anchor_name(name)} ({version})"  # a setting of an engine, then the engine
+        return title + version[len(name):]
+    engine, _, setting = title.partition(" ")
+    if version.split()[0].lower() == engine.lower():  # a setting of an engine: a level
+        return f"{version} {setting}".rstrip()
+    return f"{title} ({version})"
 
 
 def anchor_text(anchor: dict) -> str:
     """Return the anchor and its limits in words: "Sunfish 2023.1 at a clock of 5+0.05", or
-    "Stockfish at UCI_Elo 1800 (Stockfish 15.1) at a clock of 5+0.05"."""
+    "Stockfish 15.1 at UCI_Elo 1800, at a clock of 5+0.05"."""
     kind, amount = anchor["limits"].split()  # "--tc 5+0.05" or "--nodes 8000"
     limit = f"a clock of {amount}" if kind == "--tc" else f"{amount} nodes a move"
-    return f"{anchor_label(anchor)} at {limit}"
+    label = anchor_label(anchor)
+    return f"{label}{',' if ' at ' in label else ''} at {limit}"
 
 
 def draw_point(axes: plt.Axes, position: int, result: dict, hollow: bool,
