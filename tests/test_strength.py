@@ -734,19 +734,25 @@ def test_a_match_capped_by_games_keeps_its_journal_for_the_rest(
              for experiment in elo_matches.EXPERIMENTS["stage-18-rating"]}["gnuchess"]
     working = elo_matches.working_path("stage-18-rating", "gnuchess")
     journal = working.parent / f"{working.name}.journal.jsonl"
-    for capped in (True, False):
+    # The last run played 2 games in 300 s after 18 from earlier runs.
+    summary = {"games_played": 20, "games_resumed": 18, "wall_seconds": 300.0,
+               "wall_seconds_per_game": 15.0}
+    for capped_at in (20, None):
         working.parent.mkdir(parents=True, exist_ok=True)
-        for suffix, text in ((".json", '{"games_played": 20}'), (".pgn", "[Event]"),
+        for suffix, text in ((".json", json.dumps(summary)), (".pgn", "[Event]"),
                              (".journal.jsonl", "{}\n"), (".sources.json", '{"cli.py": "d"}')):
             (working.parent / f"{working.name}{suffix}").write_text(text)
         stored = elo_matches.store_result("stage-18-rating", pilot, "compiled", {"quiet": True},
-                                          [{"games_before": 0}], capped=capped)
+                                          [{"games_before": 0}], capped_at=capped_at)
         assert stored == elo_matches.data_path("stage-18-rating", "gnuchess")
         record = json.loads(stored.with_suffix(".json").read_text())
         assert record["games_played"] == 20 and record["sources"] == {"cli.py": "d"}
         assert record["runs"] == [{"games_before": 0, "quiet": True}]
+        assert record["wall_seconds_per_game"] == 150.0
+        assert record["command"].endswith("--only gnuchess" + " --games 20" * bool(capped_at))
         assert stored.with_suffix(".pgn").read_text() == "[Event]"
-        assert journal.exists() == capped  # a full match leaves no working files
+        # A full match leaves no working files.
+        assert journal.exists() == (capped_at is not None)
 
 
 def measured(stage: str, difference: float, margin: float, score: float = 0.5,

@@ -664,29 +664,35 @@ def play(stage: str, experiment: Experiment, options: argparse.Namespace) -> int
     if completed.returncode != 0:
         return completed.returncode
     destination = store_result(stage, experiment, build, conditions.record(), runs,
-                               capped=games < experiment.games)
+                               capped_at=games if games < experiment.games else None)
     print(f"wrote {destination.relative_to(ROOT)}.json and .pgn", flush=True)
     return 0
 
 
 def store_result(stage: str, experiment: Experiment, build: str, conditions: dict,
-                 runs: list[dict], capped: bool) -> Path:
+                 runs: list[dict], capped_at: int | None = None) -> Path:
     """Copy a match that ended into book/data with the runs that played it, and return where.
     A match that played all its games leaves no working files; one capped by --games (a
-    pilot) keeps them, so that --resume goes on from its games instead of playing them
-    again."""
+    pilot, `capped_at` games) keeps them, so that --resume goes on from its games instead of
+    playing them again."""
     source, destination = working_path(stage, experiment.name), data_path(stage, experiment.name)
     destination.parent.mkdir(parents=True, exist_ok=True)
     summary = json.loads(source.with_suffix(".json").read_text())
+    command = f"python tools/elo_matches.py {stage} --only {experiment.name}"
     # Every run's conditions, the last one's completed at its end: a match resumed in
     # another session keeps what each session's machine was.
     summary |= {"build": build, "conditions": conditions,
                 "runs": [*runs[:-1], {**runs[-1], **conditions}],
                 "sources": started_with_code(source),
-                "command": f"python tools/elo_matches.py {stage} --only {experiment.name}"}
+                "command": command + (f" --games {capped_at}" if capped_at else "")}
+    # The runner times only its own run but divides by every game of the match; a resumed
+    # match's time per game is that run's time over that run's games.
+    played_now = summary.get("games_played", 0) - summary.get("games_resumed", 0)
+    if summary.get("games_resumed") and played_now > 0:
+        summary["wall_seconds_per_game"] = round(summary["wall_seconds"] / played_now, 3)
     destination.with_suffix(".json").write_text(json.dumps(summary, indent=1) + "\n")
     shutil.copyfile(source.with_suffix(".pgn"), destination.with_suffix(".pgn"))
-    if not capped:
+    if capped_at is None:
         remove_unfinished(source)
     return destination
 
