@@ -7,6 +7,7 @@ passes on a busy machine (a fixed-node match never refuses for load).
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import importlib.util
 import json
@@ -734,9 +735,10 @@ def test_a_match_capped_by_games_keeps_its_journal_for_the_rest(
              for experiment in elo_matches.EXPERIMENTS["stage-18-rating"]}["gnuchess"]
     working = elo_matches.working_path("stage-18-rating", "gnuchess")
     journal = working.parent / f"{working.name}.journal.jsonl"
-    # The last run played 2 games in 300 s after 18 from earlier runs.
+    # The last run played 2 games in 300 s after 18 from earlier runs; a score inside
+    # PILOT_SCORES, so the rung stays.
     summary = {"games_played": 20, "games_resumed": 18, "wall_seconds": 300.0,
-               "wall_seconds_per_game": 15.0}
+               "wall_seconds_per_game": 15.0, "score_fraction": 0.15}
     for capped_at in (20, None):
         working.parent.mkdir(parents=True, exist_ok=True)
         for suffix, text in ((".json", json.dumps(summary)), (".pgn", "[Event]"),
@@ -753,6 +755,42 @@ def test_a_match_capped_by_games_keeps_its_journal_for_the_rest(
         assert stored.with_suffix(".pgn").read_text() == "[Event]"
         # A full match leaves no working files.
         assert journal.exists() == (capped_at is not None)
+
+
+def test_a_pilot_that_scores_outside_the_window_ends_its_rung(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # Chapter 18: GNU Chess stays on the ladder only if cb2026 scores 10 to 90 % in the pilot.
+    strengthchart = load_chart_module(monkeypatch)
+    monkeypatch.setattr(elo_matches, "ROOT", tmp_path)
+    rung = {experiment.name: experiment
+            for experiment in elo_matches.EXPERIMENTS["stage-18-rating"]}["gnuchess"]
+    assert rung.pilot_games == elo_matches.LADDER_PILOT_GAMES > 0
+    assert elo_matches.PILOT_SCORES == strengthchart.INFORMATIVE_SCORES
+    for score, left in ((0.025, True), (0.1, False), (0.5, False), (0.9, False), (0.95, True)):
+        assert elo_matches.pilot_left(rung, {"games_played": 20, "score_fraction": score}) == left
+    # The full match decides nothing: past the pilot's games no score ends it.
+    assert not elo_matches.pilot_left(rung, {"games_played": 200, "score_fraction": 0.0})
+    working = elo_matches.working_path("stage-18-rating", "gnuchess")
+    working.parent.mkdir(parents=True)
+    pilot = {"games_played": 20, "games_resumed": 0, "wall_seconds": 3000.0,
+             "score_fraction": 0.025}
+    for suffix, text in ((".json", json.dumps(pilot)), (".pgn", "[Event]"),
+                         (".journal.jsonl", "{}\n"), (".sources.json", "{}")):
+        (working.parent / f"{working.name}{suffix}").write_text(text)
+    stored = elo_matches.store_result("stage-18-rating", rung, "compiled", {}, [{}],
+                                      capped_at=20)
+    assert stored.with_suffix(".json").exists()
+    assert not working.parent.exists() or not any(working.parent.iterdir())
+
+    # Asked for the full match afterwards, the tool plays nothing and says why.
+    def no_match(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a match was started")
+
+    monkeypatch.setattr(elo_matches.subprocess, "run", no_match)
+    options = argparse.Namespace(games=None, resume=True, allow_load=False, wait=False)
+    assert elo_matches.play("stage-18-rating", rung, options) == 0
+    assert "the full match is not played" in capsys.readouterr().out
 
 
 def measured(stage: str, difference: float, margin: float, score: float = 0.5,

@@ -78,6 +78,9 @@ class Experiment:
     build: str = "compiled"
     # Where in the runner's shuffled order of the opening suite the match's lines start.
     opening_offset: int = 0
+    # The games of a pilot that decides whether the match is played at all (PILOT_SCORES);
+    # 0 for a match played without one.
+    pilot_games: int = 0
 
     @property
     def on_clock(self) -> bool:
@@ -187,15 +190,18 @@ PARALLEL_CLOCK = "10+0.1"
 # off) is a third program, which spends its clock (four trial games at 3+0.03 on this
 # machine) but states no rating of its own: its match places cb2026 beside it, not on a scale.
 # At full strength it may win nearly every game, so a pilot of LADDER_PILOT_GAMES games
-# (--only gnuchess --games N) comes first, and the rung stays only if cb2026 scores between
-# 10 and 90 % there (chapter 18). Phalanx (Debian) speaks only xboard, which the runner does
-# not. Played one game at a time.
+# (--only gnuchess --games N) comes first, and the rung stays only if cb2026 scores inside
+# PILOT_SCORES there (chapter 18); its pilot of 2026-12-05 did not (2.5 %), so it left.
+# Phalanx (Debian) speaks only xboard, which the runner does not. Played one game at a time.
 LADDER_CLOCK = "60+0.6"
 LADDER_LEVELS = (1800, 2000, 2200)
 LADDER_GAMES = 200
 LADDER_ENGINE = ("option.Threads=2", "option.Hash=64")
 LADDER_STOCKFISH_HASH = "option.Hash=64"  # the table of the fit's games (PR #2225)
 LADDER_PILOT_GAMES = 20
+# A pilot keeps its rung if cb2026 scores inside these; outside them a score says little
+# about the Elo (the book's INFORMATIVE_SCORES), and the full match is not played.
+PILOT_SCORES = (0.1, 0.9)
 GOAL_CLOCK = STRENGTH_CLOCK  # the issue states the Sunfish goal at the strength matches' clock
 GNUCHESS = shutil.which("gnuchess") or "/usr/games/gnuchess"
 
@@ -412,7 +418,8 @@ EXPERIMENTS: dict[str, list[Experiment]] = {
         *(ladder_level(elo) for elo in LADDER_LEVELS if elo != 2000),
         Experiment("gnuchess", (f"cmd={GNUCHESS} --uci", "name=gnuchess",
                                 "option.OwnBook=false"),
-                   clock(LADDER_CLOCK), LADDER_GAMES, None, both=LADDER_ENGINE),
+                   clock(LADDER_CLOCK), LADDER_GAMES, None, both=LADDER_ENGINE,
+                   pilot_games=LADDER_PILOT_GAMES),
     ], start=TUNING_SET_LINES),
 }
 
@@ -641,6 +648,12 @@ def play(stage: str, experiment: Experiment, options: argparse.Namespace) -> int
     # A fixed-node match gives the same games under any load: record the load, never refuse.
     options.allow_load = options.allow_load or not experiment.on_clock
     games = min(options.games or experiment.games, experiment.games)
+    pilot = data_path(stage, experiment.name).with_suffix(".json")
+    if (games > experiment.pilot_games > 0 and pilot.exists()
+            and pilot_left(experiment, json.loads(pilot.read_text()))):
+        print(f"{stage} {experiment.name}: its pilot ({pilot.relative_to(ROOT)}) scored "
+              f"outside {PILOT_SCORES}, so the full match is not played", flush=True)
+        return 0
     command, build = engine_command(PLAYING_STAGE.get(stage, stage), experiment.build)
     print(f"{stage} {experiment.name}: {PLAYING_STAGE.get(stage, stage)} engine ({build}), "
           f"at most {games} games", flush=True)
@@ -669,12 +682,20 @@ def play(stage: str, experiment: Experiment, options: argparse.Namespace) -> int
     return 0
 
 
+def pilot_left(experiment: Experiment, summary: dict) -> bool:
+    """Return True if `summary` is the pilot of a match that begins with one, and cb2026's
+    score there lies outside PILOT_SCORES: the rung leaves the ladder unplayed."""
+    low, high = PILOT_SCORES
+    return (0 < summary["games_played"] <= experiment.pilot_games
+            and not low <= summary["score_fraction"] <= high)
+
+
 def store_result(stage: str, experiment: Experiment, build: str, conditions: dict,
                  runs: list[dict], capped_at: int | None = None) -> Path:
     """Copy a match that ended into book/data with the runs that played it, and return where.
     A match that played all its games leaves no working files; one capped by --games (a
     pilot, `capped_at` games) keeps them, so that --resume goes on from its games instead of
-    playing them again."""
+    playing them again, unless its pilot ended the rung (pilot_left)."""
     source, destination = working_path(stage, experiment.name), data_path(stage, experiment.name)
     destination.parent.mkdir(parents=True, exist_ok=True)
     summary = json.loads(source.with_suffix(".json").read_text())
@@ -692,7 +713,7 @@ def store_result(stage: str, experiment: Experiment, build: str, conditions: dic
         summary["wall_seconds_per_game"] = round(summary["wall_seconds"] / played_now, 3)
     destination.with_suffix(".json").write_text(json.dumps(summary, indent=1) + "\n")
     shutil.copyfile(source.with_suffix(".pgn"), destination.with_suffix(".pgn"))
-    if capped_at is None:
+    if capped_at is None or pilot_left(experiment, summary):
         remove_unfinished(source)
     return destination
 
