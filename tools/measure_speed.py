@@ -26,7 +26,7 @@ The run holds the measurement lock and refuses a busy machine (tools/quiet.py): 
 `--wait` to wait for both. A run with `--allow-load` on a busy machine, or with
 `--preliminary` (say, a trial with a tiny budget), is marked `"preliminary": true`, and the
 chapter says so. Writes book/data/stage-17-speed/speed.json. `make bench-speed ARGS=--wait`
-runs it with the defaults (about ten minutes).
+runs it with the defaults (a few minutes: 2 min 47 s on 2026-12-06).
 """
 
 from __future__ import annotations
