@@ -38,7 +38,7 @@ def test_a_clock_match_resumes_only_on_a_machine_of_its_speed(
     runs = path.parent / "elo-sunfish.runs.json"
     assert elo_matches.same_machine_as_before(path, run_with_speed(7_000))  # the first run
     quiet.record_run(runs, run_with_speed(19_000), 0)
-    assert elo_matches.same_machine_as_before(path, run_with_speed(18_000))  # 6 % apart
+    assert elo_matches.same_machine_as_before(path, run_with_speed(18_000))  # 6% apart
     assert not elo_matches.same_machine_as_before(path, run_with_speed(7_000))
     assert "7,000" in capsys.readouterr().out
     # Every earlier run counts, in either direction, by the band of no clear difference.

@@ -51,7 +51,7 @@ def sprt(verdict_text: str, pairs_at_verdict: int | None, **fields: object) -> d
 
 def match(pentanomial: list[int], games_planned: int, lower: float | None, upper: float | None,
           **fields: object) -> dict:
-    """A match file with the given pairs, cap and 95 % interval of the pairs."""
+    """A match file with the given pairs, cap and 95% interval of the pairs."""
     elo = {"difference": 50.0, "lower": lower, "upper": upper, "los": 0.97, "draw_ratio": 0.2}
     return {
         "engines": [engine("a"), engine("b")], "limits": {"nodes": 1000, "description": "x"},
@@ -110,7 +110,7 @@ def test_a_match_stopped_by_the_sprt() -> None:
         "min_pairs = 30: LLR 3.00 in [-2.94, 2.94], H1 accepted after 39 pairs")
     assert verdict(stopped) == (
         "the SPRT stopped the match at pair 39, H1 accepted: the games favour H1 (a gain of "
-        "20 Elo) over H0 (none); the whole 95 % interval lies above zero: the gain is resolved")
+        "20 Elo) over H0 (none); the whole 95% interval lies above zero: the gain is resolved")
     rows = [line.split(" | ")[0] for line in match_table(stopped, "cmd").splitlines()]
     assert rows[0] == "| engines" and rows[2] == "| SPRT"
 
@@ -118,7 +118,7 @@ def test_a_match_stopped_by_the_sprt() -> None:
 def test_an_accepted_h0_says_what_the_interval_excludes() -> None:
     stopped = match([0, 10, 80, 10, 0], 400, -7, 16, sprt=sprt("H0 accepted", 100))
     assert verdict(stopped).endswith(
-        "H0 accepted: the games favour H0 (none) over H1 (a gain of 20 Elo); the 95 % "
+        "H0 accepted: the games favour H0 (none) over H1 (a gain of 20 Elo); the 95% "
         "interval [-7, +16] excludes +20; the sign is not resolved")
     wide = match([0, 10, 80, 10, 0], 400, -30, 25, sprt=sprt("H0 accepted", 100))
     assert verdict(wide).endswith("[-30, +25] still includes +20; the sign is not resolved")
@@ -135,20 +135,20 @@ def test_an_old_file_without_a_minimum_says_so() -> None:
 def test_few_pairs_make_a_likely_sign_not_a_size() -> None:
     few = match([0, 0, 0, 1, 5], 300, 352, None)
     assert interval_finding(few) == (
-        "the whole 95 % interval lies above zero, from only 6 pairs: the sign is likely, "
+        "the whole 95% interval lies above zero, from only 6 pairs: the sign is likely, "
         "its size is not")
     assert interval_finding(match([5, 1, 0, 0, 0], 300, None, -352)).startswith(
-        "the whole 95 % interval lies below zero, from only 6 pairs")
+        "the whole 95% interval lies below zero, from only 6 pairs")
     assert interval_finding(match([0, 1, 4, 1, 0], 300, -80, 80)) == (
-        "the 95 % interval (rough: 6 pairs) includes zero: not resolved")
+        "the 95% interval (rough: 6 pairs) includes zero: not resolved")
     table = match_table(few, "cmd")
     assert "| Elo, games counted singly | +50 [+352, +inf] (rough: 6 pairs) |" in table
 
 
 @pytest.mark.parametrize(("los", "pairs", "expected"), [
-    (0.9996, 6, "> 99.9 % (rough: 6 pairs)"),
-    (0.0001, 40, "< 0.1 %"),
-    (0.781, 113, "78.1 %"),
+    (0.9996, 6, "> 99.9% (rough: 6 pairs)"),
+    (0.0001, 40, "< 0.1%"),
+    (0.781, 113, "78.1%"),
     (None, 40, "n/a"),
 ])
 def test_los_is_never_a_certainty(los: float | None, pairs: int, expected: str) -> None:
@@ -172,23 +172,23 @@ def test_an_undecided_sprt_leads_the_verdict() -> None:
     capped = match([0, 2, 140, 8, 0], 300, -3, 40, sprt=sprt("continue", None, llr=2.83))
     assert verdict(capped) == (
         "the SPRT did not decide before the cap of 300 games (LLR 2.83, bounds ±2.94); the "
-        "95 % interval includes zero: not resolved")
+        "95% interval includes zero: not resolved")
     # Stopped early (an aborted run): not the cap, and asymmetric bounds are shown as such.
     aborted = match([0, 0, 20, 0, 0], 300, -20, 20,
                     sprt=sprt("continue", None, llr=0.12, lower_bound=-2.25, upper_bound=2.94))
     assert verdict(aborted).startswith(
         "the SPRT had not decided when the match ended after 40 of 300 planned games (LLR "
-        "0.12, bounds [-2.25, 2.94]); the 95 % interval")
+        "0.12, bounds [-2.25, 2.94]); the 95% interval")
     # Without an SPRT the interval alone speaks.
     assert verdict(match([0, 2, 140, 8, 0], 300, -3, 40)) == (
-        "the 95 % interval includes zero: not resolved")
+        "the 95% interval includes zero: not resolved")
 
 
 def test_an_undecided_sprt_never_resolves_an_interval_above_zero() -> None:
     capped = match([11, 22, 59, 32, 26], 300, 15, 79, sprt=sprt("continue", None, llr=2.83))
     assert verdict(capped) == (
         "the SPRT did not decide before the cap of 300 games (LLR 2.83, bounds ±2.94); the "
-        "whole 95 % interval lies above zero, which makes the sign likely, but the SPRT the "
+        "whole 95% interval lies above zero, which makes the sign likely, but the SPRT the "
         "match was planned to stop on did not decide: not resolved")
     assert "resolved" not in verdict(capped).replace("not resolved", "")
     # Without an SPRT the same interval is a resolved gain.
@@ -198,7 +198,7 @@ def test_an_undecided_sprt_never_resolves_an_interval_above_zero() -> None:
 def test_an_undecided_sprt_never_resolves_an_interval_below_zero() -> None:
     capped = match([26, 32, 59, 22, 11], 300, -79, -15, sprt=sprt("continue", None, llr=-2.5))
     assert verdict(capped).endswith(
-        "; the whole 95 % interval lies below zero, which makes the sign likely, but the SPRT "
+        "; the whole 95% interval lies below zero, which makes the sign likely, but the SPRT "
         "the match was planned to stop on did not decide: not resolved")
     assert "weaker" not in verdict(capped)
     assert verdict(match([26, 32, 59, 22, 11], 300, -79, -15)).endswith(
@@ -266,9 +266,9 @@ def test_games_lost_on_time_are_counted_on_a_clock_only() -> None:
 
 
 @pytest.mark.parametrize(("record", "expected"), [
-    (engine("a", hashfull={"mean_second_half": 312.4, "moves": 80}), ", 31.2 % of the table"),
-    (engine("a", hashfull={"mean_second_half": 0.49, "moves": 80}), ", 0.49 ‰ of the table"),
-    (engine("a", hashfull={"mean_second_half": 10.0, "moves": 80}), ", 1.0 % of the table"),
+    (engine("a", hashfull={"mean_second_half": 312.4, "moves": 80}), ", 31.2% of the table"),
+    (engine("a", hashfull={"mean_second_half": 0.49, "moves": 80}), ", 0.49‰ of the table"),
+    (engine("a", hashfull={"mean_second_half": 10.0, "moves": 80}), ", 1.0% of the table"),
     (engine("a", options={"TT": False}, hashfull={"mean_second_half": 0.0, "moves": 80}),
      ", table off"),
 ])
@@ -321,14 +321,14 @@ def test_a_match_unlike_its_plan_fails_the_check(change: dict) -> None:
 
 
 def with_interval(lower: float | None, difference: float | None, upper: float | None) -> dict:
-    """A match whose pairs gave this 95 % interval."""
+    """A match whose pairs gave this 95% interval."""
     found = match([2, 4, 30, 4, 2], 100, lower, upper)
     found["elo"] = found["elo"] | {"difference": difference, "confidence": 0.95}
     return found
 
 
 def test_elo_difference_adds_the_two_errors_in_quadrature() -> None:
-    # Margins of 30 and 40 Elo (95 %): the difference's margin is 50, the triangle 3-4-5.
+    # Margins of 30 and 40 Elo (95%): the difference's margin is 50, the triangle 3-4-5.
     later, earlier = with_interval(-10, 20, 50), with_interval(60, 100, 140)
     change, margin = matchreport.elo_difference(later, earlier)
     assert change == pytest.approx(-80) and margin == pytest.approx(50, rel=1e-3)
@@ -465,7 +465,9 @@ def test_sentence_helpers() -> None:
     assert [matchreport.joined(items) for items in (["a"], ["a", "b"], ["a", "b", "c"])] \
         == ["a", "a and b", "a, b and c"]
     assert matchreport.as_many(5.2) == "about a fifth as many"
-    assert matchreport.as_many(2.4) == "about half as many"
+    assert matchreport.as_many(2.1) == "about half as many"
+    assert matchreport.as_many(1.7) == "59% as many"  # not "about half": too far from it
+    assert matchreport.as_many(2.4) == "42% as many"
     assert matchreport.as_many(25) == "4% as many"
 
 

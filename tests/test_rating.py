@@ -121,13 +121,13 @@ def test_the_bootstrap_interval_covers_the_true_rating_about_as_often_as_it_clai
         estimate = rating_estimate(anchors, samples=300, seed=run)
         assert estimate.lower <= estimate.rating <= estimate.upper
         covered += estimate.lower <= true_rating <= estimate.upper
-    # 95 % claimed. The percentile bootstrap falls a little short of its claim at this size
-    # (400 runs of this simulation covered 93.5 %); even at a true 93 %, 100 runs cover
-    # fewer than 86 times with chance about 0.5 %. An interval that never misses is too wide.
+    # 95% claimed. The percentile bootstrap falls a little short of its claim at this size
+    # (400 runs of this simulation covered 93.5%); even at a true 93%, 100 runs cover
+    # fewer than 86 times with chance about 0.5%. An interval that never misses is too wide.
     assert 86 <= covered < 100, covered
 
 
-# Published 95 % and 99 % points of the chi-squared distribution (any statistics table,
+# Published 95% and 99% points of the chi-squared distribution (any statistics table,
 # e.g. NIST/SEMATECH e-Handbook, section 1.3.6.7.4), for 1 to 6 degrees of freedom.
 CHI_SQUARED_POINTS = {1: (3.841, 6.635), 2: (5.991, 9.210), 3: (7.815, 11.345),
                       4: (9.488, 13.277), 5: (11.070, 15.086), 6: (12.592, 16.812)}
@@ -155,8 +155,8 @@ def fit_check(anchors: list[AnchorResult]) -> tuple[float, float]:
 def test_the_fit_check_rejects_one_rating_as_often_as_it_should() -> None:
     # Three levels 150 apart, 67 pairs each (the book's Stockfish matches). Played by one
     # engine of one strength, the sum of squared gaps should follow a chi-squared
-    # distribution on 2 degrees of freedom (mean 2), and the check may reject at 5 % only
-    # about 5 % of the time...
+    # distribution on 2 degrees of freedom (mean 2), and the check may reject at 5% only
+    # about 5% of the time...
     generator = random.Random(2026)
     levels, runs = (1500.0, 1650.0, 1800.0), 300
     checks = [fit_check([simulated_anchor(generator, 1650.0, level, 67, 0.1)
@@ -166,8 +166,8 @@ def test_the_fit_check_rejects_one_rating_as_often_as_it_should() -> None:
     mean = sum(statistic for statistic, _ in checks) / runs
     assert abs(mean - 2) < 0.4, mean
     rejected = sum(tail < 0.05 for _, tail in checks)
-    # (2,000 runs of this simulation rejected 5.6 %; a true 5 % rejects more than 30 of 300,
-    # or fewer than 3, with chance below 0.02 %)
+    # (2,000 runs of this simulation rejected 5.6%; a true 5% rejects more than 30 of 300,
+    # or fewer than 3, with chance below 0.02%)
     assert 3 <= rejected <= 30, rejected
     # ... and an engine 150 stronger against the highest level than the scale says (a step
     # it meets as a step of nothing) is caught most of the time: at least 80 times in 100.

@@ -760,7 +760,7 @@ def test_a_match_capped_by_games_keeps_its_journal_for_the_rest(
 def test_a_pilot_that_scores_outside_the_window_ends_its_rung(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
-    # Chapter 18: GNU Chess stays on the ladder only if cb2026 scores 10 to 90 % in the pilot.
+    # Chapter 18: GNU Chess stays on the ladder only if cb2026 scores 10 to 90% in the pilot.
     strengthchart = load_chart_module(monkeypatch)
     monkeypatch.setattr(elo_matches, "ROOT", tmp_path)
     rung = {experiment.name: experiment
@@ -795,7 +795,7 @@ def test_a_pilot_that_scores_outside_the_window_ends_its_rung(
 
 def measured(stage: str, difference: float, margin: float, score: float = 0.5,
              nps: int = 18_000) -> dict:
-    """A stage's entry in a data file, with a symmetric 95 % interval, its engine's digest
+    """A stage's entry in a data file, with a symmetric 95% interval, its engine's digest
     (one per stage) and the machine's speed."""
     return {"stage": stage, "elo": elo(difference, margin), "games": 300,
             "score_fraction": score, "build": "compiled", "engine_digest": f"code of {stage}",
@@ -931,7 +931,7 @@ def test_a_change_of_machine_speed_is_said_only_where_the_ranges_part(
 def test_several_links_are_weighed_by_their_precision(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # Two linking stages: stage 7 says Stockfish stands 300 above Sunfish (errors of 20 and
-    # 30 Elo, 95 %), stage 8 says 320 (errors 40 and 40), which agree within their errors
+    # 30 Elo, 95%), stage 8 says 320 (errors 40 and 40), which agree within their errors
     # (chi-square 0.34 on one degree of freedom). Weights 1/(20² + 30²) and 1/(40² + 40²):
     # the estimate and its margin, computed by hand.
     stages = [measured("stage-07-uci", 0.0, 20.0), measured("stage-08-tt", 100.0, 40.0)]
@@ -942,7 +942,7 @@ def test_several_links_are_weighed_by_their_precision(
     data = strengthchart.load_strength(tmp_path / "data" / "strength" / "by-stage.json")
     present = {"stage-07-uci", "stage-08-tt", "stage-09-pvs"}
     placement = strengthchart.place_anchors(data, present)["stockfish-1800"]
-    first, second = 20**2 + 30**2, 40**2 + 40**2  # variances in (95 % half-width)² units
+    first, second = 20**2 + 30**2, 40**2 + 40**2  # variances in (95% half-width)² units
     expected = (300 / first + 320 / second) / (1 / first + 1 / second)
     assert placement.offset == pytest.approx(expected)
     assert placement.margin == pytest.approx((1 / first + 1 / second) ** -0.5)
@@ -1018,7 +1018,7 @@ def test_links_that_disagree_widen_the_margin_and_chains_add_up(
 
 def test_a_lopsided_score_is_drawn_from_the_next_anchor_and_steps_skip_the_link(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # Stage 8 took 95 % against Sunfish, with the narrower interval: it is drawn through
+    # Stage 8 took 95% against Sunfish, with the narrower interval: it is drawn through
     # Stockfish all the same, where its score still tells Elo apart.
     stages = [measured("stage-07-uci", 0.0, 30.0), measured("stage-08-tt", 200.0, 30.0, 0.95)]
     linked = [measured("stage-07-uci", -400.0, 40.0), measured("stage-08-tt", -180.0, 40.0)]

@@ -117,7 +117,7 @@ SELF_PLAY_CLOCK = "2+0.02"
 
 # Buckets only matter when one search stores more results than the table has slots, and the
 # engine's smallest table in megabytes (Hash 1, the least UCI's spin option allows) holds
-# 2**20 / 16 = 65,536 entries. A first match at 10,000 nodes filled 1.7 % of it per search
+# 2**20 / 16 = 65,536 entries. A first match at 10,000 nodes filled 1.7% of it per search
 # (hashfull in the later half of its games, 8,400 nodes used a move): 0.13 stored results a
 # node, and buckets had nothing to do. Crowding that table takes searches of over a million
 # nodes a move, a match of some 45 hours here. The second match shrinks the table instead
@@ -173,7 +173,7 @@ STRENGTH_CLOCK = "10+0.1"
 STRENGTH_LEVELS = (1350, 1500)
 
 # The strength matches at the end of Part III (stage 15): the levels of chapter 7.1, the
-# highest of them the goal's (50 % at UCI_Elo 1800 or higher).
+# highest of them the goal's (50% at UCI_Elo 1800 or higher).
 PART_III_LEVELS = STOCKFISH_LEVELS
 
 # Chapter 16's match: a few tenths of a second a move, so that starting and stopping the
@@ -186,12 +186,12 @@ PARALLEL_CLOCK = "10+0.1"
 # Stockfish PR #2225: 60+0.6, Hash 64 MB, one thread, rated with Ordo, goldfish 1.13 counted
 # as 2000 on CCRL 40/4), with the compiled build in two processes (Threads 2, chapter 16) and
 # a 64 MB table. Stockfish plays with the fit's table and thread. Its levels bracket the
-# goal's 2000 (50 % there); GNU Chess 6.2.7 (Debian's gnuchess, UCI with --uci, its own book
+# goal's 2000 (50% there); GNU Chess 6.2.7 (Debian's gnuchess, UCI with --uci, its own book
 # off) is a third program, which spends its clock (four trial games at 3+0.03 on this
 # machine) but states no rating of its own: its match places cb2026 beside it, not on a scale.
 # At full strength it may win nearly every game, so a pilot of LADDER_PILOT_GAMES games
 # (--only gnuchess --games N) comes first, and the rung stays only if cb2026 scores inside
-# PILOT_SCORES there (chapter 18); its pilot of 2026-12-05 did not (2.5 %), so it left.
+# PILOT_SCORES there (chapter 18); its pilot of 2026-12-05 did not (2.5%), so it left.
 # Phalanx (Debian) speaks only xboard, which the runner does not. Played one game at a time.
 LADDER_CLOCK = "60+0.6"
 LADDER_LEVELS = (1800, 2000, 2200)
@@ -229,7 +229,7 @@ def own_openings(experiments: list[Experiment], start: int) -> list[Experiment]:
 PRUNING_SWITCHES = ("QuiescenceSEE", "DeltaPruning", "ReverseFutility", "Futility",
                     "LateMovePruning")
 PRUNING_OFF = tuple(f"option.{name}=false" for name in PRUNING_SWITCHES)
-# Each technique left out alone: at most 400 games, which gave chapter 12's LMR match a 95 %
+# Each technique left out alone: at most 400 games, which gave chapter 12's LMR match a 95%
 # interval of +/-26.6 Elo, within the +/-30 that a match ending on its cap must reach; the
 # SPRT may stop it sooner.
 TECHNIQUE_GAMES = 400

@@ -30,7 +30,7 @@ first stage that plays, and further behind at each stage after (the data file ha
 stage 7 was played by the match runner from before it read Sunfish's lowerbound/upperbound
 lines as bounds, which let it adjudicate those games on scores; the introduction says what
 that changes).
-The chart draws a stage from an anchor only while its score there lies between 10 and 90 %
+The chart draws a stage from an anchor only while its score there lies between 10 and 90%
 (INFORMATIVE_SCORES in book/chapters/strengthchart.py), where a score still tells one
 strength from another; so Sunfish stops at 8.1, still inside that range, and a stronger
 second anchor takes over: Stockfish with UCI_LimitStrength at UCI_Elo 1800 (chapter 7.1's

@@ -49,12 +49,12 @@ def rough_note(pairs: int) -> str:
 
 
 def bounds_text(elo: dict) -> str:
-    """Return the 95 % interval of an Elo estimate: "[-12, +40]"."""
+    """Return the 95% interval of an Elo estimate: "[-12, +40]"."""
     return f"[{signed(elo['lower'], '-inf')}, {signed(elo['upper'], '+inf')}]"
 
 
 def interval_text(elo: dict, pairs: int | None = None) -> str:
-    """Return an Elo estimate with its 95 % interval, rough when `pairs` are few."""
+    """Return an Elo estimate with its 95% interval, rough when `pairs` are few."""
     return (f"{signed(elo['difference'], 'n/a')} {bounds_text(elo)}"
             + ("" if pairs is None else rough_note(pairs)))
 
@@ -89,7 +89,7 @@ def pick_depth(uci_elo: int) -> int:
 
 
 def elo_difference(later: dict, earlier: dict) -> tuple[float, float] | None:
-    """One match's Elo minus another's and the 95 % margin of that difference, the two
+    """One match's Elo minus another's and the 95% margin of that difference, the two
     matches' errors added in quadrature as independent; None if an interval is open."""
     if not (finite(later["elo"]) and finite(earlier["elo"])):
         return None
@@ -188,12 +188,14 @@ def joined(items: list[str]) -> str:
 
 
 def as_many(ratio: float) -> str:
-    """Return a count that is 1 / ratio of another in words: "about a fifth as many"."""
+    """Return a count that is 1 / ratio of another in words: "about a fifth as many",
+    or as a percentage where no simple fraction lies within a tenth of it."""
     fractions = {2: "half", 3: "a third", 4: "a quarter", 5: "a fifth", 6: "a sixth",
                  7: "a seventh", 8: "an eighth", 9: "a ninth", 10: "a tenth"}
     whole = round(ratio)
-    return (f"about {fractions[whole]} as many" if whole in fractions
-            else f"{1 / ratio:.0%} as many")
+    # "About half" for 1.7 would call 59% a half: the words only where they are near.
+    near = whole in fractions and abs(ratio / whole - 1) <= 0.1
+    return f"about {fractions[whole]} as many" if near else f"{1 / ratio:.0%} as many"
 
 
 def games_text(match: dict) -> str:
@@ -236,11 +238,11 @@ def los_text(los: float | None, pairs: int) -> str:
     if los is None:
         return "n/a"
     if los >= 0.9995:
-        text = "> 99.9 %"
+        text = "> 99.9%"
     elif los < 0.0005:
-        text = "< 0.1 %"
+        text = "< 0.1%"
     else:
-        text = f"{los:.1%}".replace("%", " %")
+        text = f"{los:.1%}"
     return text + rough_note(pairs)
 
 
@@ -261,11 +263,11 @@ def search_text(engine: dict) -> str:
 
 
 def fill_text(per_mille: float) -> str:
-    """Return a mean `hashfull` (per mille): "47.5 %", or "0.49 ‰" below one per cent."""
-    # A short search in a large table fills a fraction of a per cent, which "0.0 %" would hide.
+    """Return a mean `hashfull` (per mille): "47.5%", or "0.49‰" below one per cent."""
+    # A short search in a large table fills a fraction of a per cent, which "0.0%" would hide.
     if per_mille < 10:
-        return f"{per_mille:.2f} ‰"
-    return f"{per_mille / 10:.1f} %"
+        return f"{per_mille:.2f}‰"
+    return f"{per_mille / 10:.1f}%"
 
 
 def time_losses(match: dict) -> dict[str, int] | None:
@@ -351,7 +353,7 @@ def match_table(match: dict, command: str) -> str:
         ("pairs scoring 0, ½, 1, 1½, 2", " / ".join(map(str, counts))),
         ("pairs whose two games have the same moves",
          f"{match['pairs_with_same_moves']} of {pairs}"),
-        ("Elo, 95 % interval (pairs)", interval_text(elo, pairs)),
+        ("Elo, 95% interval (pairs)", interval_text(elo, pairs)),
         ("LOS", los_text(elo["los"], pairs)),
         ("draw ratio", f"{elo['draw_ratio']:.1%}"),
         ("Elo, games counted singly", interval_text(match["elo_games_counted_singly"], pairs)),
@@ -378,7 +380,7 @@ def match_table(match: dict, command: str) -> str:
 
 
 def interval_finding(match: dict, sprt_undecided: bool = False) -> str:
-    """Return what the 95 % interval of the pairs says about the first engine; never
+    """Return what the 95% interval of the pairs says about the first engine; never
     "resolved" after an SPRT that did not decide (`sprt_undecided`)."""
     elo = match["elo"]
     pairs = sum(match["pentanomial"])
@@ -390,12 +392,12 @@ def interval_finding(match: dict, sprt_undecided: bool = False) -> str:
     unsettled = (", which makes the sign likely, but the SPRT the match was planned to stop "
                  "on did not decide: not resolved")
     if elo["lower"] is not None and elo["lower"] > 0:
-        return "the whole 95 % interval lies above zero" + (
+        return "the whole 95% interval lies above zero" + (
             few or (unsettled if sprt_undecided else ": the gain is resolved"))
     if elo["upper"] is not None and elo["upper"] < 0:
-        return "the whole 95 % interval lies below zero" + (
+        return "the whole 95% interval lies below zero" + (
             few or (unsettled if sprt_undecided else ": the engine is weaker with it"))
-    return f"the 95 % interval{rough_note(pairs)} includes zero: not resolved"
+    return f"the 95% interval{rough_note(pairs)} includes zero: not resolved"
 
 
 def hypothesis_text(elo: float) -> str:
@@ -413,7 +415,7 @@ def rejected_text(match: dict) -> str:
     bound = f"{'excludes' if upper < elo1 else 'still includes'} {elo1:+g}"
     sign = ("the sign is not resolved" if lower <= 0 <= upper
             else "it lies below zero" if upper < 0 else "it lies above zero")
-    return (f"the 95 % interval {bounds_text(elo)}{rough_note(sum(match['pentanomial']))} "
+    return (f"the 95% interval {bounds_text(elo)}{rough_note(sum(match['pentanomial']))} "
             f"{bound}; {sign}")
 
 
@@ -480,7 +482,7 @@ def early_stop_note(match: dict, what: str) -> str:
 
 def paired_difference(later: dict, earlier: dict) -> tuple[float, float, int] | None:
     """`later`'s Elo minus `earlier`'s on the pairs both matches played from the same
-    opening at the same place in their schedules, with its 95 % margin and the number of
+    opening at the same place in their schedules, with its 95% margin and the number of
     such pairs; None if there are fewer than two or a score is all or nothing.
     Two matches from the same openings share the openings' luck: pairing them removes it
     from the difference instead of counting it twice, as elo_difference must."""
@@ -661,7 +663,7 @@ def goal_verdict(
     match: dict, goal: float, min_games: int, goal_text: str | None = None
 ) -> str:
     """Return whether a match meets a goal on its Elo difference, with the reason after a
-    colon: "met" if the whole 95 % interval lies at or above `goal`, "not met" if it lies
+    colon: "met" if the whole 95% interval lies at or above `goal`, "not met" if it lies
     below, "not resolved" if it includes it, and "not settled" while the match has fewer
     games than the `min_games` the goal names. `goal_text` names the goal in the reason
     (by default the goal with its sign, "+150")."""
@@ -670,11 +672,11 @@ def goal_verdict(
     upper = math.inf if elo["upper"] is None else elo["upper"]
     mark = f"{goal:+g}" if goal_text is None else goal_text
     if lower >= goal:
-        verdict_word, where = "met", f"the whole 95 % interval lies at or above {mark}"
+        verdict_word, where = "met", f"the whole 95% interval lies at or above {mark}"
     elif upper < goal:
-        verdict_word, where = "not met", f"the whole 95 % interval lies below {mark}"
+        verdict_word, where = "not met", f"the whole 95% interval lies below {mark}"
     else:
-        verdict_word, where = "not resolved", f"the 95 % interval includes {mark}"
+        verdict_word, where = "not resolved", f"the 95% interval includes {mark}"
     if match["games_played"] < min_games:
         # The goal names its number of games: a shorter match settles nothing yet.
         return (f"not settled: it asks for at least {min_games} games, and after "

@@ -11,7 +11,7 @@ above the first: its result against the first minus its result against the secon
 the mean of those estimates weighted by their precision (a normal approximation); where they
 scatter more than their errors alone lead one to expect, its margin is widened by the Birge
 ratio, the square root of their chi-square over its degrees of freedom. A stage is drawn from
-the chart's own anchor while its score there is between 10 and 90 %, where a score still says
+the chart's own anchor while its score there is between 10 and 90%, where a score still says
 something about the Elo, and otherwise through the next anchor that has such a result: at that
 result plus the link, its interval widened by the link's margin. A step from one stage to the
 next comes from the two stages' results against the same anchor where they share one (both
@@ -134,7 +134,7 @@ def informative(entry: dict) -> bool:
 @dataclass(frozen=True)
 class Placement:
     """An anchor's place on the chart's scale: its Elo above the chart's own anchor and that
-    figure's 95 % margin, the stages that link it (none for the chart's own anchor), the
+    figure's 95% margin, the stages that link it (none for the chart's own anchor), the
     Birge ratio its margin was widened by (1 if the linking stages agree), and the placed
     anchor the link was measured against (the chart's own, or one placed before)."""
 
@@ -146,7 +146,7 @@ class Placement:
     through: str = ""
 
 
-Z95 = NormalDist().inv_cdf(0.975)  # a placement's margin is a 95 % one
+Z95 = NormalDist().inv_cdf(0.975)  # a placement's margin is a 95% one
 
 
 def place_anchors(data: dict, present: set[str]) -> dict[str, Placement]:
@@ -435,7 +435,7 @@ def anchor_text(anchor: dict) -> str:
 
 def draw_point(axes: plt.Axes, position: int, result: dict, hollow: bool,
                marker: str = "o", label: str | None = None, colour: str = COLOURS[0]) -> None:
-    """Draw one stage's Elo with its 95 % interval at `position`; an open end is an arrow."""
+    """Draw one stage's Elo with its 95% interval at `position`; an open end is an arrow."""
     elo = result["elo"]
     lower, upper, point = elo["lower"], elo["upper"], centre(elo)
     below = 0 if lower is None else point - lower
@@ -460,7 +460,7 @@ def anchor_records(data: dict) -> dict[str, dict]:
 
 def draw_chart(rows: list[Row], anchor: dict, span: list[str] | None = None,
                anchors: dict[str, dict] | None = None) -> list[str]:
-    """Draw each stage's Elo on the anchor's scale with its 95 % interval; return the stages
+    """Draw each stage's Elo on the anchor's scale with its 95% interval; return the stages
     of `span` drawn without a point.
 
     Without `span` the chart has the measured stages only. With it, every stage of `span`
