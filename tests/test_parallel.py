@@ -54,6 +54,16 @@ ENGINE_ENVIRONMENT = dict(
     os.environ, PYTHONPATH=str(pathlib.Path(cb2026.__file__).resolve().parent.parent)
 )
 
+
+def blocks_named_after(pid: int, before: frozenset[str]) -> list[str]:
+    """The blocks of shared memory in /dev/shm (where Linux keeps them) named after the
+    process `pid`, except those already listed in `before`: process ids are reused, and a
+    block an earlier process of the same id left behind (killed with its resource tracker)
+    is not this one's."""
+    return sorted(name for name in os.listdir("/dev/shm")
+                  if name.startswith(f"cb2026_{pid}_") and name not in before)
+
+
 # The stress test: many keys for few slots, so that writers keep overwriting each other.
 _GENERATOR = random.Random(16)
 STRESS_KEYS = [_GENERATOR.getrandbits(64) for _ in range(4096)]
@@ -328,6 +338,7 @@ def test_a_new_block_reaches_the_helpers() -> None:
     # Hash, Clear Hash and ucinewgame give the table a new block; the helper must search
     # in it (the block its process has mapped, /proc/PID/maps) and the old one must be
     # gone from /dev/shm.
+    before = frozenset(os.listdir("/dev/shm"))
     with engine_session("setoption name Threads value 2") as (session, output):
         assert session.pool is not None
         helper = session.pool.processes[0]
@@ -340,8 +351,7 @@ def test_a_new_block_reaches_the_helpers() -> None:
             mapped = {line.split()[-1] for line in pathlib.Path(
                 f"/proc/{helper.pid}/maps").read_text().splitlines() if "/dev/shm/" in line}
             assert mapped == {f"/dev/shm/{table.block.name}"}, (command, mapped)
-            left = [name for name in os.listdir("/dev/shm")
-                    if name.startswith(f"cb2026_{os.getpid()}_")]
+            left = blocks_named_after(os.getpid(), before)
             assert left == [table.block.name], (command, left)
             assert session.pool.nodes > 0, command
         assert table.size == 2 * 2**20 // 16  # Hash 2
@@ -404,19 +414,20 @@ def test_an_exception_in_the_command_loop_stops_the_search_before_the_table_goes
         raise RuntimeError("the input broke")
 
     output = io.StringIO()
+    before = frozenset(os.listdir("/dev/shm"))
     with pytest.raises(RuntimeError, match="the input broke"):
         run(failing_input(), output)  # type: ignore[arg-type]
     lines = output.getvalue().splitlines()
     assert lines[-1].startswith("bestmove"), lines[-3:]
     assert not any("error" in line for line in lines), [
         line for line in lines if "error" in line]
-    assert not [name for name in os.listdir("/dev/shm")
-                if name.startswith(f"cb2026_{os.getpid()}_")]
+    assert blocks_named_after(os.getpid(), before) == []
 
 
 def test_no_shared_memory_is_left_after_quit() -> None:
     # `quit` (after `isready`: the shell waits for the search), or the end of the input
     for ending in ("quit\n", ""):
+        before = frozenset(os.listdir("/dev/shm"))
         engine = subprocess.Popen(
             [sys.executable, "-m", "cb2026"], stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -427,6 +438,4 @@ def test_no_shared_memory_is_left_after_quit() -> None:
         assert "depth  4" in stdout and "bestmove" in stdout
         # The resource tracker warns about blocks that were never removed.
         assert "leaked" not in stderr and "Traceback" not in stderr, stderr
-        left = [name for name in os.listdir("/dev/shm")  # where Linux keeps the blocks
-                if name.startswith(f"cb2026_{engine.pid}_")]
-        assert left == []
+        assert blocks_named_after(engine.pid, before) == []
