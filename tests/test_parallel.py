@@ -355,12 +355,16 @@ def test_a_new_block_reaches_the_helpers() -> None:
             assert left == [table.block.name], (command, left)
             assert session.pool.nodes > 0, command
         assert table.size == 2 * 2**20 // 16  # Hash 2
+    # Leaving the session ends the parallel search, which removes the last block too.
+    assert blocks_named_after(os.getpid(), before) == []
 
 
 def test_a_helper_that_dies_leaves_the_engine_answering() -> None:
     # The project's rule: nothing may leave the engine without an answer.  A helper
     # killed between searches (its pipe broken at the next `go`), then one killed
-    # during a search (no answer to `stop`): each search still ends in a legal bestmove.
+    # during a search (no answer to `stop`): each search still ends in a legal bestmove,
+    # and the engine, going on alone, removes the shared table's block.
+    before = frozenset(os.listdir("/dev/shm"))
     with engine_session() as (session, output):
         for moment in ("between searches", "during a search"):
             execute(session, "setoption name Threads value 2")
@@ -387,6 +391,7 @@ def test_a_helper_that_dies_leaves_the_engine_answering() -> None:
                 "info string error")), moment
             # The engine goes on alone, and still answers.
             assert session.pool is None and session.threads == 1, moment
+            assert blocks_named_after(os.getpid(), before) == [], moment
             execute(session, "isready")
             assert output.getvalue().splitlines()[-1] == "readyok"
 
