@@ -55,13 +55,17 @@ ENGINE_ENVIRONMENT = dict(
 )
 
 
+def blocks_now() -> frozenset[str]:
+    """The names of every block of shared memory in /dev/shm (where Linux keeps them)."""
+    return frozenset(os.listdir("/dev/shm"))
+
+
 def blocks_named_after(pid: int, before: frozenset[str]) -> list[str]:
     """The blocks of shared memory in /dev/shm (where Linux keeps them) named after the
     process `pid`, except those already listed in `before`: process ids are reused, and a
     block an earlier process of the same id left behind (killed with its resource tracker)
     is not this one's."""
-    return sorted(name for name in os.listdir("/dev/shm")
-                  if name.startswith(f"cb2026_{pid}_") and name not in before)
+    return sorted(name for name in blocks_now() - before if name.startswith(f"cb2026_{pid}_"))
 
 
 # The stress test: many keys for few slots, so that writers keep overwriting each other.
@@ -338,7 +342,7 @@ def test_a_new_block_reaches_the_helpers() -> None:
     # Hash, Clear Hash and ucinewgame give the table a new block; the helper must search
     # in it (the block its process has mapped, /proc/PID/maps) and the old one must be
     # gone from /dev/shm.
-    before = frozenset(os.listdir("/dev/shm"))
+    before = blocks_now()
     with engine_session("setoption name Threads value 2") as (session, output):
         assert session.pool is not None
         helper = session.pool.processes[0]
@@ -364,7 +368,7 @@ def test_a_helper_that_dies_leaves_the_engine_answering() -> None:
     # killed between searches (its pipe broken at the next `go`), then one killed
     # during a search (no answer to `stop`): each search still ends in a legal bestmove,
     # and the engine, going on alone, removes the shared table's block.
-    before = frozenset(os.listdir("/dev/shm"))
+    before = blocks_now()
     with engine_session() as (session, output):
         for moment in ("between searches", "during a search"):
             execute(session, "setoption name Threads value 2")
@@ -419,7 +423,7 @@ def test_an_exception_in_the_command_loop_stops_the_search_before_the_table_goes
         raise RuntimeError("the input broke")
 
     output = io.StringIO()
-    before = frozenset(os.listdir("/dev/shm"))
+    before = blocks_now()
     with pytest.raises(RuntimeError, match="the input broke"):
         run(failing_input(), output)  # type: ignore[arg-type]
     lines = output.getvalue().splitlines()
@@ -432,7 +436,7 @@ def test_an_exception_in_the_command_loop_stops_the_search_before_the_table_goes
 def test_no_shared_memory_is_left_after_quit() -> None:
     # `quit` (after `isready`: the shell waits for the search), or the end of the input
     for ending in ("quit\n", ""):
-        before = frozenset(os.listdir("/dev/shm"))
+        before = blocks_now()
         engine = subprocess.Popen(
             [sys.executable, "-m", "cb2026"], stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
