@@ -175,3 +175,14 @@ def yardstick(send: Callable[[str], None], wait_for_bestmove: Callable[[], objec
 def margin(gui: Conversation) -> float:
     """The allowance for scheduling and load, from a yardstick measured in this test."""
     return YARDSTICKS_OF_MARGIN * yardstick(gui.send, lambda: gui.read_until("bestmove"))
+
+
+def assert_in_time(elapsed: float, limit: float, before: float,
+                   margin_now: Callable[[], float]) -> None:
+    """Assert that `elapsed` seconds stay under `limit` plus a margin: the one measured before
+    the timed call, or, if the call took longer than that allows, one measured right after it.
+    Load that begins during the timed call misses the first yardstick but slows the second."""
+    if elapsed < limit + before:
+        return
+    after = margin_now()
+    assert elapsed < limit + after, f"{elapsed:.4f} s, limit {limit} s + {before:.4f}/{after:.4f}"
