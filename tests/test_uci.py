@@ -28,7 +28,6 @@ from cb2026.cli import Session, execute
 from cb2026.search import Searcher, Techniques
 from command_loop import (
     ERROR,
-    YARDSTICKS_OF_MARGIN,
     Conversation,
     EngineProcess,
     assert_in_time,
@@ -37,7 +36,6 @@ from command_loop import (
     margin,
     search,
     talk,
-    yardstick,
 )
 from positions import KIWIPETE, MATE_IN_ONE, MATE_IN_TWO_MIRRORED, MATED, POSITION_3, STALEMATE
 
@@ -268,18 +266,13 @@ def test_a_bad_word_in_go_leaves_the_other_limits() -> None:
 def test_stop_is_answered_promptly() -> None:
     engine = EngineProcess(ENGINE_COMMAND, ENGINE_ENVIRONMENT)
     engine.send("uci")
-
-    def margin_now() -> float:
-        return YARDSTICKS_OF_MARGIN * yardstick(engine.send,
-                                                lambda: engine.read_until("bestmove"))
-
-    allowance = margin_now()
+    allowance = margin(engine)
     engine.send("position startpos moves e2e4\ngo infinite")
     time.sleep(0.5)
     stopped = time.monotonic()
     engine.send("stop")
     line = engine.read_until("bestmove")[-1]
-    assert_in_time(time.monotonic() - stopped, 0.3, allowance, margin_now)
+    assert_in_time(time.monotonic() - stopped, 0.3, allowance, lambda: margin(engine))
     assert_legal(AFTER_E4, line.split()[1])
     assert engine.quit(timeout=5) == 0
 
