@@ -77,6 +77,32 @@ def test_a_clock_match_resumes_only_on_a_machine_of_its_speed(
     assert elo_matches.same_machine_as_before(path, run_with_speed(7_000))
 
 
+def test_a_refused_start_is_kept_with_its_timing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(calibrate, "machine_speed", lambda: {"nps": 15_000})
+    path = tmp_path / "elo-x"
+    runs_path, refused = tmp_path / "elo-x.runs.json", elo_matches.refused_path(path)
+    assert refused == tmp_path / "elo-x.refused.json"
+    (tmp_path / "elo-x.journal.jsonl").write_text('{"journal": {}}\n{"index": 0}\n')
+    quiet.record_run(runs_path, run_with_speed(19_000), 0)
+    # 19,000 over 15,000 lies outside the band: no run begins, and the refusal is kept.
+    assert elo_matches.start_run(path, run_with_speed(0), on_clock=True, resume=True) is None
+    assert [run["speed"] for run in quiet.previous_runs(runs_path)] == [{"nps": 19_000}]
+    [kept] = quiet.previous_runs(refused)
+    assert kept["games_before"] == 1 and kept["speed"] == {"nps": 15_000}
+    assert quiet.speed_clause({"runs": quiet.previous_runs(runs_path),
+                               "refused_runs": [kept]}) == (
+        "Sunfish's fixed search ran at 19,000 nodes a second there (tools/calibrate.py); 1 "
+        "more start refused by the check of the machine, timed at 15,000, its games not "
+        "played")
+    # A second refusal adds to the first; a match started afresh forgets them with its runs.
+    elo_matches.start_run(path, run_with_speed(0), on_clock=True, resume=True)
+    assert len(quiet.previous_runs(refused)) == 2
+    started = elo_matches.start_run(path, run_with_speed(0), on_clock=True, resume=False)
+    assert started is not None and len(started) == 1 and not refused.exists()
+
+
 def test_the_games_a_journal_holds(tmp_path: Path) -> None:
     path = tmp_path / "elo-x"
     assert elo_matches.games_in_journal(path) == 0

@@ -710,7 +710,7 @@ def test_an_unfinished_match_lives_beside_the_data_and_leaves_nothing_when_done(
     assert working.parent == elo_matches.data_path("stage-12-lmr", "lmr").parent / "unfinished"
     unfinished = tmp_path / "unfinished" / "elo-lmr"
     unfinished.parent.mkdir()
-    for suffix in (".json", ".pgn", ".journal.jsonl", ".runs.json"):
+    for suffix in (".json", ".pgn", ".journal.jsonl", ".runs.json", ".refused.json"):
         unfinished.with_suffix(suffix).write_text("{}")
     elo_matches.remove_unfinished(unfinished)
     assert not unfinished.parent.exists()
@@ -742,7 +742,8 @@ def test_a_match_capped_by_games_keeps_its_journal_for_the_rest(
     for capped_at in (20, None):
         working.parent.mkdir(parents=True, exist_ok=True)
         for suffix, text in ((".json", json.dumps(summary)), (".pgn", "[Event]"),
-                             (".journal.jsonl", "{}\n"), (".sources.json", '{"cli.py": "d"}')):
+                             (".journal.jsonl", "{}\n"), (".sources.json", '{"cli.py": "d"}'),
+                             (".refused.json", '[{"games_before": 4}]')):
             (working.parent / f"{working.name}{suffix}").write_text(text)
         stored = elo_matches.store_result("stage-18-rating", pilot, "compiled", {"quiet": True},
                                           [{"games_before": 0}], capped_at=capped_at)
@@ -750,6 +751,7 @@ def test_a_match_capped_by_games_keeps_its_journal_for_the_rest(
         record = json.loads(stored.with_suffix(".json").read_text())
         assert record["games_played"] == 20 and record["sources"] == {"cli.py": "d"}
         assert record["runs"] == [{"games_before": 0, "quiet": True}]
+        assert record["refused_runs"] == [{"games_before": 4}]  # the starts refused, kept
         assert record["wall_seconds_per_game"] == 150.0
         assert record["command"].endswith("--only gnuchess" + " --games 20" * bool(capped_at))
         assert stored.with_suffix(".pgn").read_text() == "[Event]"

@@ -476,8 +476,9 @@ def working_path(stage: str, name: str) -> Path:
 
 def remove_unfinished(path: Path) -> None:
     """Remove a finished match's working files (summary, games, journal, the code and the
-    runs it started with) and their folder once it is empty."""
-    for suffix in (".json", ".pgn", ".journal.jsonl", ".sources.json", ".runs.json"):
+    runs it started with, the starts it refused) and their folder once it is empty."""
+    for suffix in (".json", ".pgn", ".journal.jsonl", ".sources.json", ".runs.json",
+                   ".refused.json"):
         # Not with_suffix: a stage id such as stage-08.1-tt-buckets has a dot of its own.
         (path.parent / f"{path.name}{suffix}").unlink(missing_ok=True)
     if path.parent.exists() and not any(path.parent.iterdir()):
@@ -618,18 +619,30 @@ def same_machine_as_before(path: Path, conditions: quiet.Conditions) -> bool:
     return False
 
 
+def refused_path(path: Path) -> Path:
+    """Return where a match (`path` is working_path's) keeps the starts that
+    same_machine_as_before refused, in record_run's form."""
+    return path.parent / f"{path.name}.refused.json"
+
+
 def start_run(path: Path, conditions: quiet.Conditions, on_clock: bool,
               resume: bool) -> list[dict] | None:
     """Begin a run of the match at `path` (working_path's, or the strength tool's): time the
     machine if the match is on a clock (fixed nodes play the same games on any machine),
-    refuse a machine unlike the earlier runs' (None), and record the run; return every run."""
+    refuse a machine unlike the earlier runs' (None, the refusal recorded), and record the
+    run; return every run."""
     runs_path = path.parent / f"{path.name}.runs.json"
     if not (resume and (path.parent / f"{path.name}.journal.jsonl").exists()):
-        runs_path.unlink(missing_ok=True)  # the match starts afresh, and so do its runs
+        # The match starts afresh, and so do its runs and its refusals.
+        runs_path.unlink(missing_ok=True)
+        refused_path(path).unlink(missing_ok=True)
     if on_clock:
         conditions.speed = calibrate.machine_speed()
         print(f"machine speed: Sunfish {conditions.speed['nps']:,} nodes a second", flush=True)
         if not same_machine_as_before(path, conditions):
+            # Kept, not dropped: a refused timing is a measurement of the machine as well,
+            # and the match's file says how often its check said no.
+            quiet.record_run(refused_path(path), conditions, games_in_journal(path))
             return None
     return quiet.record_run(runs_path, conditions, games_in_journal(path))
 
@@ -704,6 +717,7 @@ def store_result(stage: str, experiment: Experiment, build: str, conditions: dic
     # another session keeps what each session's machine was.
     summary |= {"build": build, "conditions": conditions,
                 "runs": [*runs[:-1], {**runs[-1], **conditions}],
+                "refused_runs": quiet.previous_runs(refused_path(source)),
                 "sources": started_with_code(source),
                 "command": command + (f" --games {capped_at}" if capped_at else "")}
     # The runner times only its own run but divides by every game of the match; a resumed

@@ -181,7 +181,23 @@ def speed_clause(record: dict[str, Any], place: str = " there") -> str:
         clause += f", over {runs} runs, {timed}{also}"
     agree = ("" if len(speeds) < 2 else ": alike, by the band of no clear difference"
              if speeds_alike(speeds) else ": NOT alike, by the band of no clear difference")
-    return clause + agree
+    return clause + agree + refused_clause(record)
+
+
+def refused_clause(record: dict[str, Any]) -> str:
+    """The book's words for the starts of a match that its check of the machine refused
+    (elo_matches.start_run's `refused_runs`), with their timings; "" if there were none."""
+    refused = record.get("refused_runs") or []
+    if not refused:
+        return ""
+    speeds = run_speeds({"runs": refused})
+    timed = ""
+    if speeds:
+        low, high = min(speeds), max(speeds)
+        timed = f", timed at {low:,}" if low == high else f", timed at {low:,} to {high:,}"
+    count = len(refused)
+    return (f"; {count} more start{'s' * (count > 1)} refused by the check of the machine"
+            f"{timed}, {'its' if count == 1 else 'their'} games not played")
 
 
 def previous_runs(path: Path) -> list[dict[str, Any]]:

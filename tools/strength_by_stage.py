@@ -472,6 +472,7 @@ def play_stage(stage: str, options: argparse.Namespace) -> dict | None:
     entry = stage_entry(stage, summary, build, conditions.record())
     # Every run's conditions, the last completed at its end (elo_matches.play says why).
     entry["runs"] = [*runs[:-1], {**runs[-1], **conditions.record()}]
+    entry["refused_runs"] = quiet.previous_runs(elo_matches.refused_path(options.work / stage))
     entry["command"] = options.command
     entry["anchor_uci_id_name"] = summary["engines"][1]["id_name"]
     entry["anchor_version"] = anchor_version(ANCHORS[options.anchor])
