@@ -94,8 +94,12 @@ def test_a_refused_start_is_kept_with_its_timing(
     assert quiet.speed_clause({"runs": quiet.previous_runs(runs_path),
                                "refused_runs": [kept]}) == (
         "Sunfish's fixed search ran at 19,000 nodes a second there (tools/calibrate.py); 1 "
-        "more start refused by the check of the machine, timed at 15,000, its games not "
-        "played")
+        "start was refused by the check of the machine (timed at 15,000 nodes a second) and "
+        "played nothing")
+    # A refusal is told even where no run was timed (a match begun before the timings).
+    assert quiet.speed_clause({"runs": [{"speed": None}], "refused_runs": [kept, kept]}) == (
+        "2 starts were refused by the check of the machine (timed at 15,000 nodes a second) "
+        "and played nothing")
     # A second refusal adds to the first; a match started afresh forgets them with its runs.
     elo_matches.start_run(path, run_with_speed(0), on_clock=True, resume=True)
     assert len(quiet.previous_runs(refused)) == 2

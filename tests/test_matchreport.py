@@ -237,6 +237,12 @@ def test_games_lost_on_time_are_counted_on_a_clock_only() -> None:
     assert matchreport.clock_conditions(clock).endswith(
         "ran at 18,000 to 18,715 nodes a second there (tools/calibrate.py), over 3 runs, 2 "
         "of them timed at their start: alike, by the band of no clear difference")
+    # A start refused on another machine (elo_matches.start_run) is told after the runs.
+    clock["refused_runs"] = [{"speed": {"nps": 22_000}}]
+    assert matchreport.clock_conditions(clock).endswith(
+        "alike, by the band of no clear difference; 1 start was refused by the check of the "
+        "machine (timed at 22,000 nodes a second) and played nothing")
+    del clock["refused_runs"]
     # The table's load over the runs: one of three recorded it, then every one, all quiet.
     assert ("| load | quiet before 1 of its 3 runs (2 recorded no load): 1-minute load "
             "average 0.30 before them, 1.90 after the last") in match_table(clock, "cmd")

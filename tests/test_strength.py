@@ -757,6 +757,8 @@ def test_a_match_capped_by_games_keeps_its_journal_for_the_rest(
         assert stored.with_suffix(".pgn").read_text() == "[Event]"
         # A full match leaves no working files.
         assert journal.exists() == (capped_at is not None)
+        refused = working.parent / f"{working.name}.refused.json"
+        assert refused.exists() == (capped_at is not None)  # kept with the journal, or gone
 
 
 def test_a_pilot_that_scores_outside_the_window_ends_its_rung(

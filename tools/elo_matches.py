@@ -641,8 +641,11 @@ def start_run(path: Path, conditions: quiet.Conditions, on_clock: bool,
         print(f"machine speed: Sunfish {conditions.speed['nps']:,} nodes a second", flush=True)
         if not same_machine_as_before(path, conditions):
             # Kept, not dropped: a refused timing is a measurement of the machine as well,
-            # and the match's file says how often its check said no.
+            # and the match's file says how often its check said no. It is written where the
+            # refusal happened, so it reaches the match only if committed with the journal.
             quiet.record_run(refused_path(path), conditions, games_in_journal(path))
+            print(f"the refused start is kept in {refused_path(path)}: commit it with the "
+                  "journal", flush=True)
             return None
     return quiet.record_run(runs_path, conditions, games_in_journal(path))
 

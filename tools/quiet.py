@@ -156,11 +156,12 @@ def speeds_alike(speeds: Sequence[float]) -> bool:
 def speed_clause(record: dict[str, Any], place: str = " there") -> str:
     """The book's words for a measurement's machine speed, as a clause: one figure; a run's
     start and end (only the run that finishes a clock match is timed at its end); or the
-    range over its runs with how many were timed; with whether the timings agree. "" if
-    none was timed. `place` follows "nodes a second": "" where no machine was named before."""
+    range over its runs with how many were timed; with whether the timings agree; and the
+    starts a check of the machine refused (refused_clause). "" if none was timed and none
+    refused. `place` follows "nodes a second": "" where no machine was named before."""
     speeds = run_speeds(record)
     if not speeds:
-        return ""
+        return refused_clause(record)
     clause = "Sunfish's fixed search ran at "
     runs, recorded = run_count(record), runs_of(record)
     if runs == 1 and len(speeds) == 2:  # one run, timed at its start and at its end
@@ -181,7 +182,8 @@ def speed_clause(record: dict[str, Any], place: str = " there") -> str:
         clause += f", over {runs} runs, {timed}{also}"
     agree = ("" if len(speeds) < 2 else ": alike, by the band of no clear difference"
              if speeds_alike(speeds) else ": NOT alike, by the band of no clear difference")
-    return clause + agree + refused_clause(record)
+    refused = refused_clause(record)
+    return clause + agree + (f"; {refused}" if refused else "")
 
 
 def refused_clause(record: dict[str, Any]) -> str:
@@ -194,10 +196,11 @@ def refused_clause(record: dict[str, Any]) -> str:
     timed = ""
     if speeds:
         low, high = min(speeds), max(speeds)
-        timed = f", timed at {low:,}" if low == high else f", timed at {low:,} to {high:,}"
+        figures = f"{low:,}" if low == high else f"{low:,} to {high:,}"
+        timed = f" (timed at {figures} nodes a second)"
     count = len(refused)
-    return (f"; {count} more start{'s' * (count > 1)} refused by the check of the machine"
-            f"{timed}, {'its' if count == 1 else 'their'} games not played")
+    return (f"{count} start{' was' if count == 1 else 's were'} refused by the check of the "
+            f"machine{timed} and played nothing")
 
 
 def previous_runs(path: Path) -> list[dict[str, Any]]:

@@ -304,8 +304,8 @@ def games_word(count: int) -> str:
 
 def clock_conditions(match: dict) -> str:
     """Return, for a match on a clock, its build, how loaded the machine was, the games lost
-    on time and the machine's speed, all from the file: "the compiled build, on a machine
-    checked quiet ..."."""
+    on time and the machine's speed, with any start refused for another machine, all from
+    the file: "the compiled build, on a machine checked quiet ..."."""
     build = match.get("build")
     text = f"the {build} build" if build else "a build the file does not record"
     conditions = match.get("conditions")
