@@ -77,6 +77,41 @@ def test_a_clock_match_resumes_only_on_a_machine_of_its_speed(
     assert elo_matches.same_machine_as_before(path, run_with_speed(7_000))
 
 
+def test_a_match_may_move_to_another_processor_only_when_asked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    unfinished = tmp_path / "unfinished"
+    unfinished.mkdir()
+    path = unfinished / "elo-level"
+    here = run_with_speed(18_500)
+    here.cpu = "Processor B"
+    (unfinished / "elo-level.runs.json").write_text(json.dumps(
+        [{"cpu": "Processor A", "cores": here.cores, "speed": {"nps": 22_000}}]))
+    assert not elo_matches.same_machine_as_before(path, here)
+    assert "Processor B here, Processor A before" in capsys.readouterr().out
+    # Asked to, it judges the machine by the stage's runs on this processor: none yet, so
+    # nothing to compare with (as at a match's first run) ...
+    assert elo_matches.same_machine_as_before(path, here, another_processor=True)
+    # ... then a finished match's runs on it, and another unfinished match's.
+    (tmp_path / "elo-finished.json").write_text(json.dumps({"runs": [
+        {"cpu": "Processor B", "cores": here.cores, "speed": {"nps": 18_000}},
+        {"cpu": "Processor A", "cores": here.cores, "speed": {"nps": 30_000}}]}))
+    assert elo_matches.same_machine_as_before(path, here, another_processor=True)
+    (unfinished / "elo-other.runs.json").write_text(json.dumps(
+        [{"cpu": "Processor B", "cores": here.cores, "speed": {"nps": 21_000}}]))
+    assert not elo_matches.same_machine_as_before(path, here, another_processor=True)
+    assert "at 18,500 nodes a second here, at 21,000 before" in capsys.readouterr().out
+    # A busy machine is still refused: 16,000 lies outside the band beside 18,000.
+    (unfinished / "elo-other.runs.json").unlink()
+    here.speed = {"nps": 16_000}
+    assert not elo_matches.same_machine_as_before(path, here, another_processor=True)
+    # The other checks stay: this processor's runs with other cores are another machine.
+    here.speed = {"nps": 18_500}
+    here.cores += 1
+    assert not elo_matches.same_machine_as_before(path, here, another_processor=True)
+    assert "cores here" in capsys.readouterr().out
+
+
 def test_a_refused_start_is_kept_with_its_timing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -579,16 +579,31 @@ def games_in_journal(path: Path) -> int:
     return games
 
 
-def same_machine_as_before(path: Path, conditions: quiet.Conditions) -> bool:
+def runs_on_processor(path: Path, cpu: str) -> list[dict]:
+    """The runs on processor `cpu` of every match of the stage of `path` (working_path's):
+    those under way beside it and those finished in book/data."""
+    runs = [run for record in sorted(path.parent.glob("elo-*.runs.json"))
+            for run in quiet.previous_runs(record)]
+    for finished in sorted(path.parent.parent.glob("elo-*.json")):
+        runs += json.loads(finished.read_text()).get("runs", [])
+    return [run for run in runs if run.get("cpu") == cpu]
+
+
+def same_machine_as_before(path: Path, conditions: quiet.Conditions,
+                           another_processor: bool = False) -> bool:
     """Refuse to resume a clock match (`path` is working_path's) on a machine unlike its
     earlier runs': another processor (Sunfish's speed stands for the engines' only on one),
     other cores (they set how many games run at once), a speed timed with another
     reference, or a speed outside the band of no clear difference beside any earlier run's.
     On a clock the engine's strength follows the machine, and the data file names one
-    match."""
+    match. With `another_processor` the processor may change, by the user's choice: the
+    machine is then judged against the runs on its own processor, in any match of the
+    stage, so that a busy machine is still refused."""
     if conditions.speed is None:
         return True
     runs = quiet.previous_runs(path.parent / f"{path.name}.runs.json")
+    if another_processor:
+        runs = runs_on_processor(path, conditions.cpu)
     reasons = []
     processors = sorted({run["cpu"] for run in runs
                          if run.get("cpu") not in (None, conditions.cpu)})
@@ -626,11 +641,12 @@ def refused_path(path: Path) -> Path:
 
 
 def start_run(path: Path, conditions: quiet.Conditions, on_clock: bool,
-              resume: bool) -> list[dict] | None:
+              resume: bool, another_processor: bool = False) -> list[dict] | None:
     """Begin a run of the match at `path` (working_path's, or the strength tool's): time the
     machine if the match is on a clock (fixed nodes play the same games on any machine),
-    refuse a machine unlike the earlier runs' (None, the refusal recorded), and record the
-    run; return every run."""
+    refuse a machine unlike the earlier runs' (None, the refusal recorded; see
+    same_machine_as_before for `another_processor`), and record the run; return every
+    run."""
     runs_path = path.parent / f"{path.name}.runs.json"
     if not (resume and (path.parent / f"{path.name}.journal.jsonl").exists()):
         # The match starts afresh, and so do its runs and its refusals.
@@ -639,7 +655,7 @@ def start_run(path: Path, conditions: quiet.Conditions, on_clock: bool,
     if on_clock:
         conditions.speed = calibrate.machine_speed()
         print(f"machine speed: Sunfish {conditions.speed['nps']:,} nodes a second", flush=True)
-        if not same_machine_as_before(path, conditions):
+        if not same_machine_as_before(path, conditions, another_processor):
             # Kept, not dropped: a refused timing is a measurement of the machine as well,
             # and the match's file says how often its check said no. It is written where the
             # refusal happened, so it reaches the match only if committed with the journal.
@@ -680,7 +696,8 @@ def play(stage: str, experiment: Experiment, options: argparse.Namespace) -> int
         return 1
     path = working_path(stage, experiment.name)
     with quiet.measurement(options, f"elo_matches {stage} {experiment.name}") as conditions:
-        runs = start_run(path, conditions, experiment.on_clock, options.resume)
+        runs = start_run(path, conditions, experiment.on_clock, options.resume,
+                         options.another_processor)
         if runs is None:
             return 1
         completed = subprocess.run(
@@ -743,6 +760,10 @@ def main() -> int:
     parser.add_argument("--games", type=int, help="play at most this many games per match")
     parser.add_argument("--resume", action="store_true", help="continue interrupted matches")
     parser.add_argument("--list", action="store_true", help="list the experiments and stop")
+    parser.add_argument(
+        "--another-processor", action="store_true",
+        help="resume a clock match on a processor other than its earlier runs' (each run "
+             "records its own); the machine is then compared with the stage's runs on it")
     quiet.add_arguments(parser)
     options = parser.parse_args()
     experiments = [experiment for experiment in EXPERIMENTS[options.stage]
