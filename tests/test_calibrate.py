@@ -92,21 +92,30 @@ def test_a_match_may_move_to_another_processor_only_when_asked(
     # Asked to, it judges the machine by the stage's runs on this processor: none yet, so
     # nothing to compare with (as at a match's first run) ...
     assert elo_matches.same_machine_as_before(path, here, another_processor=True)
-    # ... then a finished match's runs on it, and another unfinished match's.
+    # ... then it must be alike to one of the stage's timings on it, finished or under way.
     (tmp_path / "elo-finished.json").write_text(json.dumps({"runs": [
-        {"cpu": "Processor B", "cores": here.cores, "speed": {"nps": 18_000}},
+        {"cpu": "Processor B", "cores": here.cores, "speed": {"nps": 21_000}},
         {"cpu": "Processor A", "cores": here.cores, "speed": {"nps": 30_000}}]}))
-    assert elo_matches.same_machine_as_before(path, here, another_processor=True)
+    assert not elo_matches.same_machine_as_before(path, here, another_processor=True)
+    assert ("at 18,500 nodes a second here, unlike every timing on Processor B in this stage "
+            "(21,000 to 21,000)") in capsys.readouterr().out
     (unfinished / "elo-other.runs.json").write_text(json.dumps(
-        [{"cpu": "Processor B", "cores": here.cores, "speed": {"nps": 21_000}}]))
+        [{"cpu": "Processor B", "cores": here.cores, "speed": {"nps": 17_500}}]))
+    assert elo_matches.same_machine_as_before(path, here, another_processor=True)
+    # A busy machine is still refused: 15,500 lies outside the band beside both.
+    here.speed = {"nps": 15_500}
     assert not elo_matches.same_machine_as_before(path, here, another_processor=True)
-    assert "at 18,500 nodes a second here, at 21,000 before" in capsys.readouterr().out
-    # A busy machine is still refused: 16,000 lies outside the band beside 18,000.
-    (unfinished / "elo-other.runs.json").unlink()
-    here.speed = {"nps": 16_000}
+    # Once the match has run on this processor, its runs there are held to the usual check
+    # among themselves: 17,600 is alike to 17,500 elsewhere, not to this match's 19,500.
+    runs = json.loads((unfinished / "elo-level.runs.json").read_text())
+    runs.append({"cpu": "Processor B", "cores": here.cores, "speed": {"nps": 19_500}})
+    (unfinished / "elo-level.runs.json").write_text(json.dumps(runs))
+    here.speed = {"nps": 17_600}
     assert not elo_matches.same_machine_as_before(path, here, another_processor=True)
-    # The other checks stay: this processor's runs with other cores are another machine.
+    assert "at 17,600 nodes a second here, at 19,500 before" in capsys.readouterr().out
     here.speed = {"nps": 18_500}
+    assert elo_matches.same_machine_as_before(path, here, another_processor=True)
+    # The other checks stay: this processor's runs with other cores are another machine.
     here.cores += 1
     assert not elo_matches.same_machine_as_before(path, here, another_processor=True)
     assert "cores here" in capsys.readouterr().out

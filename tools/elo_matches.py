@@ -596,15 +596,24 @@ def same_machine_as_before(path: Path, conditions: quiet.Conditions,
     other cores (they set how many games run at once), a speed timed with another
     reference, or a speed outside the band of no clear difference beside any earlier run's.
     On a clock the engine's strength follows the machine, and the data file names one
-    match. With `another_processor` the processor may change, by the user's choice: the
-    machine is then judged against the runs on its own processor, in any match of the
-    stage, so that a busy machine is still refused."""
+    match. With `another_processor` the processor may change, by the user's choice: each
+    processor's runs are then held to these checks among themselves, and the speed must also
+    be alike to one of the stage's timings on this processor, if there are any, so that a
+    busy machine is refused even at the first run on it. One, not all: machines with one
+    processor's name differ among themselves by nearly the whole band."""
     if conditions.speed is None:
         return True
     runs = quiet.previous_runs(path.parent / f"{path.name}.runs.json")
-    if another_processor:
-        runs = runs_on_processor(path, conditions.cpu)
     reasons = []
+    if another_processor:
+        runs = [run for run in runs if run.get("cpu") == conditions.cpu]
+        known = sorted(run["speed"]["nps"] for run in runs_on_processor(path, conditions.cpu)
+                       if run.get("speed"))
+        if known and not any(quiet.speeds_alike([nps, conditions.speed["nps"]])
+                             for nps in known):
+            reasons.append(f"Sunfish's fixed search ran at {conditions.speed['nps']:,} nodes "
+                           f"a second here, unlike every timing on {conditions.cpu} in this "
+                           f"stage ({known[0]:,} to {known[-1]:,})")
     processors = sorted({run["cpu"] for run in runs
                          if run.get("cpu") not in (None, conditions.cpu)})
     if processors:
