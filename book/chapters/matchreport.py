@@ -302,10 +302,12 @@ def games_word(count: int) -> str:
     return f"{count} game" if count == 1 else f"{count} games"
 
 
-def clock_conditions(match: dict) -> str:
+def clock_conditions(match: dict, with_speed: bool = True) -> str:
     """Return, for a match on a clock, its build, how loaded the machine was, the games lost
-    on time and the machine's speed, with any start refused for another machine, all from
-    the file: "the compiled build, on a machine checked quiet ..."."""
+    on time and, unless `with_speed` is False, the machine's speed with any start refused for
+    another machine, all from the file: "the compiled build, on a machine checked quiet ...".
+    (A match moved to another processor gives each processor's speeds and refusals instead,
+    processorsplit.timings_by_processor.)"""
     build = match.get("build")
     text = f"the {build} build" if build else "a build the file does not record"
     conditions = match.get("conditions")
@@ -325,8 +327,8 @@ def clock_conditions(match: dict) -> str:
     else:
         text += (f", with {games_word(sum(losses.values()))} lost on time "
                  f"({time_losses_text(match)})")
-    speed = speed_clause(match)  # the machine's speed, where the match timed it
-    return f"{text}; {speed}" if speed else text
+    timings = speed_clause(match) if with_speed else ""  # the machine's speed, if timed
+    return f"{text}; {timings}" if timings else text
 
 
 def match_table(match: dict, command: str) -> str:
