@@ -585,7 +585,7 @@ def runs_on_processor(path: Path, cpu: str) -> list[dict]:
     runs = [run for record in sorted(path.parent.glob("elo-*.runs.json"))
             for run in quiet.previous_runs(record)]
     for finished in sorted(path.parent.parent.glob("elo-*.json")):
-        runs += json.loads(finished.read_text()).get("runs", [])
+        runs += json.loads(finished.read_text()).get("runs") or []
     return [run for run in runs if run.get("cpu") == cpu]
 
 
