@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from statistics import NormalDist
 
 from matchreport import ROUGH_PAIRS, joined
-from strengthchart import run_processor
+from strengthchart import processors, run_processor
 
 from quiet import refused_clause, runs_of, speed_clause  # tools/quiet.py
 
@@ -59,7 +59,7 @@ def runs_by_processor(record: dict) -> dict[str, list[dict]]:
 
 def moved(record: dict) -> bool:
     """Whether a match's runs recorded more than one processor."""
-    return len(set(runs_by_processor(record)) - {UNRECORDED}) > 1
+    return len(processors(record)) > 1
 
 
 SPEED_WORDS = "Sunfish's fixed search ran at "  # how quiet.speed_clause begins
